@@ -1,0 +1,187 @@
+// Statements of the Tile IR. A PrimFunc body is a tree of these: kernel launches, loops with their
+// TileLang kind (serial, unrolled, parallel, pipelined), element stores, conditionals, and one node per
+// tile operation (copy, gemm, fill, reduce, atomic add) that keeps the tile-level meaning intact for the
+// layout engine, the CPU reference executor and the CUDA backend. Every node keeps its source range.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/Expr.h"
+
+namespace tb::ir {
+
+enum class MemoryScope {
+    Global,   // T.Tensor parameters and T.alloc_global workspaces
+    Shared,   // T.alloc_shared
+    Fragment, // T.alloc_fragment: a block tile spread over the threads' registers
+    Local,    // T.alloc_local: a per-thread array
+    LocalVar, // T.alloc_var: a per-thread scalar (shape [1])
+};
+
+const char* scopeName(MemoryScope scope); // "global", "shared", "fragment", "local", "local.var"
+
+// Buffers are owned by the Module and referred to by pointer.
+struct Buffer {
+    std::string name;
+    MemoryScope scope = MemoryScope::Global;
+    DType dtype = DType::Float32;
+    std::vector<ExprPtr> shape; // constants, or VarRefs of DynamicDim vars
+    SourceRange range;          // the allocation or parameter
+    int id = 0;
+    int paramIndex = -1;           // position in the PrimFunc's parameter list, -1 if not a parameter
+    bool isOutput = false;         // named by out_idx or returned (T.empty)
+    std::optional<ExprPtr> initValue; // T.alloc_var(dtype, init=...)
+
+    size_t rank() const { return shape.size(); }
+    // The extent of dimension i when it is a compile-time constant.
+    std::optional<int64_t> constantExtent(size_t i) const;
+    // The element count when every dimension is constant.
+    std::optional<int64_t> constantElementCount() const;
+};
+
+// A rectangular region of a buffer: per dimension, a start index and an extent. Every T.copy form
+// (whole buffer, slice, start corner) is resolved to this by the elaborator.
+struct Region {
+    const Buffer* buffer = nullptr;
+    std::vector<ExprPtr> mins;
+    std::vector<ExprPtr> extents;
+    SourceRange range;
+};
+
+enum class StmtKind {
+    Seq,
+    Kernel,
+    For,
+    IfThenElse,
+    Store,
+    Copy,
+    Gemm,
+    Fill,
+    Reduce,
+    AtomicAdd,
+    AnnotateLayout,
+    UseSwizzle,
+    Print,
+};
+
+enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
+enum class GemmWarpPolicy { Square, FullRow, FullCol };
+enum class ReduceKind { Max, Min, Sum, AbsSum, AbsMax, BitAnd, BitOr, BitXor };
+
+const char* loopKindName(LoopKind kind);         // "serial", "unroll", "parallel", "pipelined", "vectorized"
+const char* gemmWarpPolicyName(GemmWarpPolicy p); // "Square", "FullRow", "FullCol"
+const char* reduceKindName(ReduceKind kind);     // "max", "sum", ...
+
+// T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
+struct PipelineInfo {
+    int numStages = 0;
+    std::vector<int> order;
+    std::vector<int> stage;
+    std::vector<std::vector<int>> group;
+};
+
+enum class LayoutAnnotationKind {
+    Swizzled,        // make_swizzled_layout(buf, k_major, allow_pad)
+    WgmmaSwizzled,   // make_wgmma_swizzled_layout(buf, continuity, k_major)
+    FullBankSwizzled,
+    HalfBankSwizzled,
+    QuarterBankSwizzled,
+    Linear,          // make_linear_layout
+    CustomLayout,    // T.Layout(shape, fn): `forward` over `placeholders`
+    CustomFragment,  // T.Fragment(shape, forward_thread_fn=..., forward_index_fn=..., replicate=)
+    FullyReplicated, // make_fully_replicated_layout_fragment(buf, threads)
+};
+
+const char* layoutAnnotationKindName(LayoutAnnotationKind kind);
+
+struct LayoutAnnotation {
+    const Buffer* buffer = nullptr;
+    LayoutAnnotationKind kind = LayoutAnnotationKind::Swizzled;
+    bool kMajor = true;
+    bool allowPad = true;
+    int continuity = 0;                   // 0 = not given
+    std::vector<const Var*> placeholders; // CustomLayout / CustomFragment: one per buffer dimension
+    std::vector<ExprPtr> forward;         // CustomLayout: physical indices; CustomFragment: per-thread index (may be empty)
+    ExprPtr thread;                       // CustomFragment: owning thread
+    int replicate = 1;
+    int threads = 0;                      // FullyReplicated
+    SourceRange range;
+};
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+struct Stmt {
+    StmtKind kind;
+    SourceRange range;
+
+    // Seq
+    std::vector<StmtPtr> stmts;
+
+    // Kernel: grid extents (1-3, blockIdx.x first), the vars bound to them, threads per block (1-3),
+    // the buffers allocated inside (in allocation order), the body.
+    std::vector<ExprPtr> grid;
+    std::vector<const Var*> blockVars;
+    std::vector<int64_t> threads;
+    std::vector<const Buffer*> allocations;
+
+    // For: var in [min, min + extent) step 1
+    const Var* loopVar = nullptr;
+    ExprPtr min;
+    ExprPtr extent;
+    LoopKind loopKind = LoopKind::Serial;
+    PipelineInfo pipeline;
+    int coalescedWidth = 0; // T.Parallel(coalesced_width=)
+
+    // IfThenElse: cond, body, elseBody (may be null). Kernel/For: body.
+    ExprPtr cond;
+    StmtPtr body;
+    StmtPtr elseBody;
+
+    // Store: buffer[indices] = value
+    const Buffer* buffer = nullptr;
+    std::vector<ExprPtr> indices;
+    ExprPtr value; // Store, Fill (the fill value), AtomicAdd (scalar form), UseSwizzle (enable), Print (scalar)
+
+    // Copy: src -> dst. Fill: dst. AtomicAdd: dst (+= src region or value).
+    Region src;
+    Region dst;
+    bool disableTma = false;
+
+    // Gemm: c (+)= op(a) @ op(b)
+    Region a, b, c;
+    bool transposeA = false;
+    bool transposeB = false;
+    GemmWarpPolicy policy = GemmWarpPolicy::Square;
+    ExprPtr clearAccum; // bool expression; constant false when not given
+    int kPack = 1;
+    int wgWait = 0;
+
+    // Reduce: reduce(srcBuffer along dim) -> dstBuffer
+    ReduceKind reduceKind = ReduceKind::Sum;
+    const Buffer* srcBuffer = nullptr;
+    const Buffer* dstBuffer = nullptr;
+    int dim = -1; // normalized to [0, rank)
+    bool clear = true;
+
+    // AnnotateLayout
+    std::vector<LayoutAnnotation> layouts;
+
+    // UseSwizzle: panel size and order ("row" or "col")
+    int panelSize = 0;
+    bool rowOrder = true;
+
+    // Print: a buffer (printBuffer) or a scalar (value), with a message
+    const Buffer* printBuffer = nullptr;
+    std::string message;
+
+    Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
+};
+
+// Helpers to build nodes; fields not set stay at their defaults.
+std::shared_ptr<Stmt> makeStmt(StmtKind kind, SourceRange range = {});
+StmtPtr makeSeq(std::vector<StmtPtr> stmts, SourceRange range = {});
+
+} // namespace tb::ir
