@@ -90,3 +90,48 @@ std::string formatDiagnostics(const SourceManager& sources, const std::vector<Di
 }
 
 } // namespace tb
+
+#include "engine/support/Json.h"
+
+namespace tb {
+
+namespace {
+
+void writeLocation(JsonWriter& json, const SourceManager& sources, const SourceRange& range) {
+    if (!range.valid || range.file >= sources.fileCount()) {
+        json.key("file").null();
+        return;
+    }
+    const SourceFile& file = sources.file(range.file);
+    LineCol begin = file.lineCol(range.begin);
+    LineCol end = file.lineCol(range.end);
+    json.field("file", file.name());
+    json.field("line", begin.line).field("col", begin.column);
+    json.field("endLine", end.line).field("endCol", end.column);
+}
+
+} // namespace
+
+void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources, const std::vector<Diagnostic>& diagnostics) {
+    json.beginArray();
+    for (const Diagnostic& d : diagnostics) {
+        json.beginObject();
+        json.field("severity", severityName(d.severity));
+        json.field("code", d.code);
+        writeLocation(json, sources, d.range);
+        json.field("message", d.message);
+        json.field("hint", d.hint);
+        json.key("notes").beginArray();
+        for (const DiagnosticNote& n : d.notes) {
+            json.beginObject();
+            writeLocation(json, sources, n.range);
+            json.field("message", n.message);
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+}
+
+} // namespace tb

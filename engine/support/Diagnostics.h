@@ -61,3 +61,9 @@ std::string formatDiagnostic(const SourceManager& sources, const Diagnostic& dia
 std::string formatDiagnostics(const SourceManager& sources, const std::vector<Diagnostic>& diagnostics);
 
 } // namespace tb
+
+namespace tb {
+class JsonWriter;
+// Writes diagnostics as a JSON array: severity, code, file, line, col, endLine, endCol, message, hint, notes.
+void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources, const std::vector<Diagnostic>& diagnostics);
+} // namespace tb

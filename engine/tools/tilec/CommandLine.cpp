@@ -1,0 +1,146 @@
+#include "engine/tools/tilec/CommandLine.h"
+
+#include <cstdlib>
+
+namespace tb::tilec {
+
+namespace {
+
+bool splitAssignment(const std::string& text, std::pair<std::string, std::string>& out) {
+    size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return false;
+    out = {text.substr(0, eq), text.substr(eq + 1)};
+    return true;
+}
+
+} // namespace
+
+std::string usageText() {
+    return R"(usage: tilec COMMAND FILE [options]
+
+Compiles a TileLang tile program with TileBench's engine (no Python, no GPU needed).
+
+commands:
+  check FILE        parse, elaborate and check; print diagnostics
+  ir FILE           print the Tile IR (--json for the documented JSON form)
+  params FILE       list the jit parameters, their values and where each came from
+  ast FILE          print the syntax tree (debugging)
+  run FILE --cpu    execute on the CPU reference executor and compare with the naive reference
+  passes            list the pipeline's passes
+  samples           list the bundled samples
+
+FILE is a path, '-' for standard input, or a sample name (e.g. gemm_relu).
+
+options:
+  -p, --param NAME=VALUE   override a jit parameter (VALUE is a Python expression, e.g. 256 or 'bfloat16')
+  --dim NAME=VALUE         size of a T.dynamic dimension for run (default 256)
+  --arch ARCH              target: sm_80 or sm_90a (default sm_90a)
+  --entry NAME             which jit function or prim_func to compile when there are several
+  --json                   machine-readable output
+  --seed N                 seed for the random inputs of run
+  --time                   print per-pass timings
+  -h, --help               this text
+  --version                print the version
+
+exit status: 0 ok, 1 the program has errors, 2 bad command line, 3 wrong results, 4 I/O or runtime error
+)";
+}
+
+std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& error) {
+    CommandLine cl;
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        auto needValue = [&](const char* what) -> std::optional<std::string> {
+            if (i + 1 >= argc) {
+                error = std::string("option ") + arg + " needs " + what;
+                return std::nullopt;
+            }
+            return std::string(argv[++i]);
+        };
+        if (arg == "-h" || arg == "--help") {
+            cl.command = "help";
+            return cl;
+        }
+        if (arg == "--version") {
+            cl.command = "version";
+            return cl;
+        }
+        if (arg == "-p" || arg == "--param" || arg.starts_with("--param=") || (arg.starts_with("-p") && arg.size() > 2)) {
+            std::string value;
+            if (arg.starts_with("--param="))
+                value = arg.substr(8);
+            else if (arg.starts_with("-p") && arg.size() > 2)
+                value = arg.substr(2);
+            else if (auto v = needValue("NAME=VALUE"))
+                value = *v;
+            else
+                return std::nullopt;
+            std::pair<std::string, std::string> kv;
+            if (!splitAssignment(value, kv)) {
+                error = "expected NAME=VALUE after " + arg + ", got '" + value + "'";
+                return std::nullopt;
+            }
+            cl.params.push_back(kv);
+        } else if (arg == "--dim") {
+            auto v = needValue("NAME=VALUE");
+            std::pair<std::string, std::string> kv;
+            if (!v || !splitAssignment(*v, kv)) {
+                if (error.empty())
+                    error = "expected NAME=VALUE after --dim";
+                return std::nullopt;
+            }
+            cl.dims.push_back(kv);
+        } else if (arg == "--arch" || arg.starts_with("--arch=")) {
+            if (arg.size() > 6)
+                cl.arch = arg.substr(7);
+            else if (auto v = needValue("an architecture"))
+                cl.arch = *v;
+            else
+                return std::nullopt;
+        } else if (arg == "--entry") {
+            auto v = needValue("a function name");
+            if (!v)
+                return std::nullopt;
+            cl.entry = *v;
+        } else if (arg == "--seed") {
+            auto v = needValue("a number");
+            if (!v)
+                return std::nullopt;
+            char* end = nullptr;
+            cl.seed = std::strtoull(v->c_str(), &end, 0);
+            if (!end || *end) {
+                error = "--seed needs a number, got '" + *v + "'";
+                return std::nullopt;
+            }
+        } else if (arg == "--json") {
+            cl.json = true;
+        } else if (arg == "--cpu") {
+            cl.cpu = true;
+        } else if (arg == "--gpu") {
+            cl.gpu = true;
+        } else if (arg == "--time") {
+            cl.showTimings = true;
+        } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+            error = "unknown option '" + arg + "'";
+            return std::nullopt;
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    if (positional.empty()) {
+        error = "missing command";
+        return std::nullopt;
+    }
+    cl.command = positional[0];
+    if (positional.size() > 1)
+        cl.file = positional[1];
+    if (positional.size() > 2) {
+        error = "unexpected argument '" + positional[2] + "'";
+        return std::nullopt;
+    }
+    return cl;
+}
+
+} // namespace tb::tilec

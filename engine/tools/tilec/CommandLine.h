@@ -1,0 +1,42 @@
+// Argument parsing for tilec: a subcommand, one input file, and options shared by every subcommand
+// (-p NAME=VALUE overrides, --arch, --json, ...). Kept apart from the commands so each command reads
+// like what it does.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tb::tilec {
+
+// Compiler-style exit codes, documented in `tilec --help`.
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitCompileError = 1, // the program has errors (diagnostics printed)
+    ExitUsage = 2,        // bad command line
+    ExitWrongResult = 3,  // the program ran but its results differ from the reference
+    ExitRuntimeError = 4, // the file could not be read, or execution failed
+};
+
+struct CommandLine {
+    std::string command;
+    std::string file;
+    std::vector<std::pair<std::string, std::string>> params; // -p NAME=VALUE
+    std::vector<std::pair<std::string, std::string>> dims;   // --dim NAME=VALUE (T.dynamic sizes)
+    std::string arch = "sm_90a";
+    std::string entry;
+    bool json = false;
+    bool cpu = false;
+    bool gpu = false;
+    bool showTimings = false;
+    uint64_t seed = 0x7113BE7C;
+    int repeat = 1;
+};
+
+// Parses argv; on error returns nullopt and fills `error`.
+std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& error);
+
+std::string usageText();
+
+} // namespace tb::tilec
