@@ -3,11 +3,11 @@
 // the executor simple and its rounding explicit.
 #pragma once
 
+#include "engine/ir/DType.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "engine/ir/DType.h"
 
 namespace tb {
 
@@ -28,26 +28,47 @@ struct HostTensor {
 };
 
 // Rounds a value to what the dtype can hold: IEEE round-to-nearest-even for float16/bfloat16/float32/fp8
-// (with overflow to inf where the format has it, saturation for e4m3), two's-complement wrap for
-// integers, 0/1 for bool.
+// (with overflow to inf where the format has it, saturation to +-448 for e4m3, see FloatFormats.h),
+// two's-complement wrap for integers (a fraction is truncated toward zero first; NaN and inf give 0),
+// 0/1 for bool (anything non-zero, NaN included, is 1). float64 is returned unchanged.
 double roundToDType(double value, ir::DType dtype);
 
-// Fills with deterministic pseudo-random values in [-1, 1) (integers: in [-8, 8)), rounded to the dtype.
-// The same (seed, name) always gives the same data, on every machine.
+// Wraps a 64-bit integer to the dtype's width (two's complement); bool gives 0/1. For uint64 the bit
+// pattern is kept. Float dtypes return the value unchanged.
+int64_t wrapInteger(int64_t value, ir::DType dtype);
+
+// A stored value of an integer dtype as an int64 (uint64 values >= 2^63 come back as their bit pattern).
+int64_t storedToInteger(double value);
+// The double that stores an (already wrapped) integer of the dtype.
+double integerToStored(int64_t value, ir::DType dtype);
+
+// Converts a value of dtype `from` to dtype `to` the way a cast in the generated CUDA does: float ->
+// integer truncates toward zero and saturates to the target range (NaN gives 0), like cvt.rzi.sat;
+// integer -> integer wraps; anything -> bool is `!= 0`; anything -> float rounds to nearest even.
+double convertValue(double value, ir::DType from, ir::DType to);
+
+// Fills with deterministic pseudo-random values in [-1, 1) (signed integers: in [-8, 8), unsigned: in
+// [0, 8), bool: 0 or 1), rounded to the dtype (a float that would round up to 1.0 becomes the largest
+// value below 1). The generator is SplitMix64 seeded with seed ^ FNV-1a-64(name), so the same
+// (seed, name) always gives the same data, on every machine.
 void fillRandom(HostTensor& tensor, uint64_t seed);
 
 struct ComparisonResult {
     double maxAbsError = 0;
     double maxRelError = 0;
-    int64_t mismatches = 0;                // elements outside tolerance
-    std::vector<int64_t> firstMismatch;    // multi-index of the first one, empty if none
+    int64_t mismatches = 0;             // elements outside tolerance
+    std::vector<int64_t> firstMismatch; // multi-index of the first one, empty if none
     double expectedAtMismatch = 0;
     double actualAtMismatch = 0;
     bool shapeMismatch = false;
     bool ok() const { return !shapeMismatch && mismatches == 0; }
 };
 
-// An element matches when |a - e| <= atol + rtol * |e| (NaNs match only NaNs).
-ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expected, double atol, double rtol);
+// An element matches when |a - e| <= atol + rtol * |e| (NaNs match only NaNs; an infinity matches only the
+// same infinity). maxAbsError is the largest |a - e| over all elements (inf when non-finite values
+// disagree), maxRelError the largest |a - e| / |e| over elements with e != 0 and both finite. A shape
+// mismatch sets shapeMismatch and compares nothing; dtypes may differ.
+ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expected, double atol,
+                                double rtol);
 
 } // namespace tb

@@ -1,0 +1,93 @@
+// Rounding to narrow floating-point formats. One generic routine does the work: scale the value so that
+// one unit in the last place of its binade (or of the subnormal range) becomes 1, round that to an
+// integer with ties to even, scale back. Scaling by a power of two is exact in double, so the only
+// rounding that happens is the one we perform explicitly.
+#include "engine/exec/FloatFormats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tb {
+
+namespace {
+
+constexpr FloatFormat kFloat16{10, -14, 65504.0, true};
+constexpr FloatFormat kBFloat16{7, -126, 3.3895313892515355e38, true}; // (2 - 2^-7) * 2^127
+constexpr FloatFormat kFloat8E4M3{3, -6, 448.0, false};
+constexpr FloatFormat kFloat8E5M2{2, -14, 57344.0, true};
+
+} // namespace
+
+std::optional<FloatFormat> floatFormatOf(ir::DType type) {
+    switch (type) {
+    case ir::DType::Float16:
+        return kFloat16;
+    case ir::DType::BFloat16:
+        return kBFloat16;
+    case ir::DType::Float8E4M3:
+        return kFloat8E4M3;
+    case ir::DType::Float8E5M2:
+        return kFloat8E5M2;
+    case ir::DType::Float32:
+        return FloatFormat{23, -126, static_cast<double>(std::numeric_limits<float>::max()), true};
+    case ir::DType::Float64:
+    case ir::DType::Bool:
+    case ir::DType::Int8:
+    case ir::DType::Int16:
+    case ir::DType::Int32:
+    case ir::DType::Int64:
+    case ir::DType::UInt8:
+    case ir::DType::UInt16:
+    case ir::DType::UInt32:
+    case ir::DType::UInt64:
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+double roundToFormat(double value, const FloatFormat& format) {
+    if (std::isnan(value) || value == 0)
+        return value; // keeps the sign of zero
+    if (std::isinf(value))
+        return format.hasInfinity ? value : std::copysign(format.maxFinite, value);
+    double magnitude = std::fabs(value);
+    int binade = 0;
+    std::frexp(magnitude, &binade); // magnitude = m * 2^binade with m in [0.5, 1)
+    // Below the normal range the spacing stays that of the smallest binade: gradual underflow.
+    int exponent = std::max(binade - 1, format.minNormalExponent);
+    double quantum = std::ldexp(1.0, exponent - format.mantissaBits);
+    double scaled = magnitude / quantum; // exact: division by a power of two
+    double whole = std::floor(scaled);
+    double fraction = scaled - whole;
+    if (fraction > 0.5 || (fraction == 0.5 && std::fmod(whole, 2.0) != 0))
+        whole += 1;
+    double rounded = whole * quantum;
+    // IEEE overflow: the result rounded with an unbounded exponent exceeds the largest finite value.
+    if (rounded > format.maxFinite)
+        rounded = format.hasInfinity ? std::numeric_limits<double>::infinity() : format.maxFinite;
+    return std::copysign(rounded, value);
+}
+
+double roundToFloat16(double value) {
+    return roundToFormat(value, kFloat16);
+}
+double roundToBFloat16(double value) {
+    return roundToFormat(value, kBFloat16);
+}
+double roundToFloat8E4M3(double value) {
+    return roundToFormat(value, kFloat8E4M3);
+}
+double roundToFloat8E5M2(double value) {
+    return roundToFormat(value, kFloat8E5M2);
+}
+
+double largestBelowOne(ir::DType type) {
+    if (type == ir::DType::Float64)
+        return 1.0 - std::ldexp(1.0, -53);
+    if (auto format = floatFormatOf(type))
+        return 1.0 - std::ldexp(1.0, -(format->mantissaBits + 1));
+    return 0;
+}
+
+} // namespace tb

@@ -1,0 +1,242 @@
+// Rounding to every dtype (tables of edge cases checked against the IEEE definitions), deterministic
+// random fill, and tolerance comparison of host tensors.
+#include "engine/exec/FloatFormats.h"
+#include "engine/exec/HostTensor.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+
+namespace tb {
+namespace {
+
+using ir::DType;
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+struct RoundCase {
+    double input;
+    double expected;
+};
+
+void expectRounds(DType type, const std::vector<RoundCase>& cases) {
+    for (const RoundCase& c : cases) {
+        double got = roundToDType(c.input, type);
+        EXPECT_EQ(got, c.expected) << ir::dtypeName(type) << " of " << c.input;
+        // Rounding is idempotent and odd-symmetric.
+        EXPECT_EQ(roundToDType(got, type), got) << ir::dtypeName(type) << " of " << c.input;
+        if (ir::isFloat(type)) {
+            EXPECT_EQ(roundToDType(-c.input, type), -c.expected) << ir::dtypeName(type) << " of " << -c.input;
+        }
+    }
+}
+
+TEST(Numerics, Float16Table) {
+    expectRounds(DType::Float16,
+                 {
+                     {1.0, 1.0},
+                     {65504.0, 65504.0},
+                     {65519.0, 65504.0},
+                     {65520.0, kInf}, // halfway between 65504 (odd) and 2^16: rounds up and overflows
+                     {1e6, kInf},
+                     {std::ldexp(1.0, -24), std::ldexp(1.0, -24)}, // smallest subnormal
+                     {std::ldexp(1.0, -25), 0.0},                  // tie to even: 0
+                     {std::ldexp(1.5, -25), std::ldexp(1.0, -24)},
+                     {std::ldexp(2.5, -24), std::ldexp(2.0, -24)}, // subnormal tie to even
+                     {std::ldexp(3.5, -24), std::ldexp(4.0, -24)},
+                     {std::ldexp(1.0, -14), std::ldexp(1.0, -14)}, // smallest normal
+                     {std::ldexp(1.0, -14) - std::ldexp(1.0, -25), std::ldexp(1.0, -14)},
+                     {1.0 + std::ldexp(1.0, -11), 1.0},                           // tie to even
+                     {1.0 + 3 * std::ldexp(1.0, -11), 1.0 + std::ldexp(1.0, -9)}, // tie up
+                     {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -30), 1.0 + std::ldexp(1.0, -10)},
+                     {0.1, 0.0999755859375},
+                     {2049.0, 2048.0},
+                     {2051.0, 2052.0},
+                 });
+    EXPECT_TRUE(std::isnan(roundToDType(std::nan(""), DType::Float16)));
+    EXPECT_TRUE(std::signbit(roundToDType(-0.0, DType::Float16)));
+    EXPECT_TRUE(std::signbit(roundToDType(-std::ldexp(1.0, -26), DType::Float16))); // underflow keeps sign
+    EXPECT_EQ(roundToDType(kInf, DType::Float16), kInf);
+}
+
+TEST(Numerics, BFloat16Table) {
+    const double maxBf16 = std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+    expectRounds(DType::BFloat16,
+                 {
+                     {1.0 + std::ldexp(1.0, -8), 1.0},
+                     {1.0 + 3 * std::ldexp(1.0, -8), 1.0 + std::ldexp(1.0, -6)},
+                     {1.0 / 3.0, 0.333984375},
+                     {maxBf16, maxBf16},
+                     {maxBf16 + std::ldexp(1.0, 119), kInf}, // half an ulp above max: tie, odd
+                     {static_cast<double>(std::numeric_limits<float>::max()), kInf},
+                     {std::ldexp(1.0, -133), std::ldexp(1.0, -133)}, // smallest subnormal
+                     {std::ldexp(1.0, -134), 0.0},
+                     {257.0, 256.0},
+                     {259.0, 260.0},
+                 });
+}
+
+TEST(Numerics, Float32Table) {
+    expectRounds(DType::Float32, {
+                                     {1.0 + std::ldexp(1.0, -24), 1.0},
+                                     {1.0 + 3 * std::ldexp(1.0, -24), 1.0 + std::ldexp(1.0, -22)},
+                                     {0.1, static_cast<double>(0.1f)},
+                                     {1e39, kInf},
+                                     {std::ldexp(1.0, -149), std::ldexp(1.0, -149)},
+                                     {std::ldexp(1.0, -150), 0.0},
+                                 });
+    EXPECT_EQ(roundToDType(0.1, DType::Float64), 0.1);
+}
+
+TEST(Numerics, Float8Tables) {
+    // e4m3 (fn): no infinities, saturates at 448.
+    expectRounds(DType::Float8E4M3, {
+                                        {448.0, 448.0},
+                                        {464.0, 448.0},
+                                        {1000.0, 448.0},
+                                        {kInf, 448.0},
+                                        {0.3, 0.3125},
+                                        {std::ldexp(1.0, -9), std::ldexp(1.0, -9)}, // smallest subnormal
+                                        {std::ldexp(1.0, -10), 0.0},
+                                        {std::ldexp(3.0, -10), std::ldexp(2.0, -9)},
+                                        {17.0, 16.0}, // tie to even mantissa
+                                        {19.0, 20.0},
+                                    });
+    expectRounds(DType::Float8E5M2, {
+                                        {57344.0, 57344.0},
+                                        {60000.0, 57344.0},
+                                        {61440.0, kInf},
+                                        {std::ldexp(1.0, -16), std::ldexp(1.0, -16)},
+                                        {std::ldexp(1.0, -17), 0.0},
+                                        {1.125, 1.0},
+                                        {1.375, 1.5},
+                                    });
+    EXPECT_TRUE(std::isnan(roundToDType(std::nan(""), DType::Float8E4M3)));
+    EXPECT_EQ(largestBelowOne(DType::Float8E4M3), 0.9375);
+    EXPECT_EQ(largestBelowOne(DType::Float16), 1.0 - std::ldexp(1.0, -11));
+}
+
+TEST(Numerics, IntegerWrapAndBool) {
+    EXPECT_EQ(roundToDType(130, DType::Int8), -126);
+    EXPECT_EQ(roundToDType(-129, DType::Int8), 127);
+    EXPECT_EQ(roundToDType(256, DType::UInt8), 0);
+    EXPECT_EQ(roundToDType(-1, DType::UInt8), 255);
+    EXPECT_EQ(roundToDType(65536 + 5, DType::Int16), 5);
+    EXPECT_EQ(roundToDType(2147483648.0, DType::Int32), -2147483648.0);
+    EXPECT_EQ(roundToDType(-1, DType::UInt32), 4294967295.0);
+    EXPECT_EQ(roundToDType(3.7, DType::Int32), 3);
+    EXPECT_EQ(roundToDType(-3.7, DType::Int32), -3);
+    EXPECT_EQ(roundToDType(std::nan(""), DType::Int32), 0);
+    EXPECT_EQ(roundToDType(0.5, DType::Bool), 1);
+    EXPECT_EQ(roundToDType(0.0, DType::Bool), 0);
+    EXPECT_EQ(roundToDType(-1, DType::UInt64), 18446744073709551616.0); // 2^64 - 1 as the nearest double
+    EXPECT_EQ(wrapInteger(300, DType::UInt8), 44);
+    EXPECT_EQ(wrapInteger(-2, DType::Bool), 1);
+}
+
+TEST(Numerics, ConvertValueSaturatesFloatToInt) {
+    EXPECT_EQ(convertValue(300.0, DType::Float32, DType::Int8), 127);
+    EXPECT_EQ(convertValue(-1e10, DType::Float32, DType::Int8), -128);
+    EXPECT_EQ(convertValue(-5.0, DType::Float32, DType::UInt8), 0);
+    EXPECT_EQ(convertValue(std::nan(""), DType::Float32, DType::Int32), 0);
+    EXPECT_EQ(convertValue(-3.9, DType::Float16, DType::Int32), -3);
+    EXPECT_EQ(convertValue(130, DType::Int32, DType::Int8), -126); // integer -> integer wraps
+    EXPECT_EQ(convertValue(65520, DType::Int32, DType::Float16), kInf);
+    EXPECT_EQ(convertValue(0.25, DType::Float32, DType::Bool), 1);
+    EXPECT_EQ(convertValue(1e30, DType::Float32, DType::Int64), 9223372036854775807.0);
+}
+
+TEST(Numerics, FillRandomIsDeterministicAndInRange) {
+    HostTensor a("A", DType::Float16, {64, 33});
+    HostTensor b("A", DType::Float16, {64, 33});
+    HostTensor c("B", DType::Float16, {64, 33});
+    HostTensor d("A", DType::Float16, {64, 33});
+    fillRandom(a, 42);
+    fillRandom(b, 42);
+    fillRandom(c, 42);
+    fillRandom(d, 43);
+    EXPECT_EQ(a.data, b.data);
+    EXPECT_NE(a.data, c.data);
+    EXPECT_NE(a.data, d.data);
+    double sum = 0, lo = 1, hi = -1;
+    for (double v : a.data) {
+        EXPECT_GE(v, -1.0);
+        EXPECT_LT(v, 1.0);
+        EXPECT_EQ(roundToDType(v, DType::Float16), v);
+        sum += v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    EXPECT_LT(std::fabs(sum / static_cast<double>(a.data.size())), 0.1);
+    EXPECT_LT(lo, -0.9);
+    EXPECT_GT(hi, 0.9);
+
+    // Pinned against the published SplitMix64 sequence: seeding with FNV-1a("X") makes the state 0,
+    // whose first output is 0xE220A8397B1DCDAF.
+    uint64_t fnv = 14695981039346656037ull;
+    fnv = (fnv ^ static_cast<unsigned char>('X')) * 1099511628211ull;
+    HostTensor pinned("X", DType::Float64, {1});
+    fillRandom(pinned, fnv);
+    EXPECT_EQ(pinned.data[0], 2.0 * std::ldexp(static_cast<double>(0xE220A8397B1DCDAFull >> 11), -53) - 1.0);
+
+    HostTensor ints("I", DType::Int8, {2000});
+    fillRandom(ints, 7);
+    int64_t minSeen = 100, maxSeen = -100;
+    for (double v : ints.data) {
+        EXPECT_EQ(v, std::trunc(v));
+        minSeen = std::min<int64_t>(minSeen, static_cast<int64_t>(v));
+        maxSeen = std::max<int64_t>(maxSeen, static_cast<int64_t>(v));
+    }
+    EXPECT_EQ(minSeen, -8);
+    EXPECT_EQ(maxSeen, 7);
+
+    HostTensor e4m3("F8", DType::Float8E4M3, {4096});
+    fillRandom(e4m3, 1);
+    for (double v : e4m3.data) {
+        EXPECT_LT(v, 1.0);
+        EXPECT_GE(v, -1.0);
+    }
+}
+
+TEST(Numerics, CompareTensors) {
+    HostTensor expected("E", DType::Float32, {2, 3});
+    expected.data = {1, 2, 3, 4, 5, 6};
+    HostTensor actual = expected;
+    EXPECT_TRUE(compareTensors(actual, expected, 0, 0).ok());
+
+    actual.data[4] = 5.01; // index [1, 1]
+    ComparisonResult loose = compareTensors(actual, expected, 0, 1e-2);
+    EXPECT_TRUE(loose.ok());
+    EXPECT_NEAR(loose.maxAbsError, 0.01, 1e-12);
+    EXPECT_NEAR(loose.maxRelError, 0.002, 1e-12);
+
+    ComparisonResult tight = compareTensors(actual, expected, 1e-3, 1e-3);
+    EXPECT_FALSE(tight.ok());
+    EXPECT_EQ(tight.mismatches, 1);
+    EXPECT_EQ(tight.firstMismatch, (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(tight.expectedAtMismatch, 5);
+    EXPECT_EQ(tight.actualAtMismatch, 5.01);
+
+    HostTensor nanExpected = expected;
+    nanExpected.data[0] = std::nan("");
+    HostTensor nanActual = nanExpected;
+    EXPECT_TRUE(compareTensors(nanActual, nanExpected, 0, 0).ok());
+    nanActual.data[0] = 1;
+    EXPECT_EQ(compareTensors(nanActual, nanExpected, 10, 10).mismatches, 1);
+
+    HostTensor infExpected = expected;
+    infExpected.data[5] = kInf;
+    HostTensor infActual = infExpected;
+    EXPECT_TRUE(compareTensors(infActual, infExpected, 0, 0).ok());
+    infActual.data[5] = -kInf;
+    ComparisonResult infResult = compareTensors(infActual, infExpected, 1, 1);
+    EXPECT_EQ(infResult.mismatches, 1);
+    EXPECT_EQ(infResult.firstMismatch, (std::vector<int64_t>{1, 2}));
+
+    HostTensor other("O", DType::Float32, {3, 2});
+    EXPECT_TRUE(compareTensors(other, expected, 1, 1).shapeMismatch);
+    EXPECT_FALSE(compareTensors(other, expected, 1, 1).ok());
+}
+
+} // namespace
+} // namespace tb
