@@ -56,7 +56,7 @@ void checkThreads(const Stmt& kernel, const Target& target, DiagnosticEngine& di
                               " allows at most " + std::to_string(target.maxThreadsPerBlock),
                           "use fewer threads (threads=128 or 256 is typical) and give each thread more work");
     } else if (threads % target.warpSize != 0) {
-        diagnostics.warning("threads-not-multiple-of-32", kernel.range,
+        diagnostics.error("threads-not-multiple-of-32", kernel.range,
                             "kernel uses " + std::to_string(threads) +
                                 " threads, which is not a multiple of the " + "warp size " +
                                 std::to_string(target.warpSize),

@@ -217,7 +217,7 @@ TEST(Checks, ConstantIndexOutOfRange) {
 TEST(Checks, Threads) {
     GemmProgram p(1024, 1024, 1024, 128, 128, 32, 3, /*threads=*/100);
     Diagnostic d = only(runChecks(*p.module), "threads-not-multiple-of-32");
-    EXPECT_EQ(d.severity, Severity::Warning);
+    EXPECT_EQ(d.severity, Severity::Error);
     EXPECT_EQ(d.message, "kernel uses 100 threads, which is not a multiple of the warp size 32");
 
     GemmProgram q;

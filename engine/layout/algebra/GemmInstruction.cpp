@@ -1,0 +1,121 @@
+// Tensor-core instruction selection for T.gemm.
+#include "engine/layout/algebra/GemmInstruction.h"
+
+namespace tb::layout {
+
+const char* gemmInstructionKindName(GemmInstructionKind kind) {
+    switch (kind) {
+    case GemmInstructionKind::MmaSync:
+        return "mma.sync";
+    case GemmInstructionKind::Wgmma:
+        return "wgmma";
+    }
+    return "?";
+}
+
+namespace {
+
+using ir::DType;
+
+bool isFp8(DType t) {
+    return t == DType::Float8E4M3 || t == DType::Float8E5M2;
+}
+bool isInt8(DType t) {
+    return t == DType::Int8 || t == DType::UInt8;
+}
+
+// TileLang's CheckWgmma. Empty string when allowed, else why not.
+std::string wgmmaDtypeProblem(const GemmOperandTypes& t, int64_t K) {
+    bool kMajor = !t.aTransposed && t.bTransposed;
+    std::string pair =
+        std::string(ir::dtypeName(t.a)) + " x " + ir::dtypeName(t.b) + " -> " + ir::dtypeName(t.c);
+    auto needK = [&](int64_t multiple) {
+        return K % multiple == 0
+                   ? std::string()
+                   : "K=" + std::to_string(K) + " is not a multiple of " + std::to_string(multiple);
+    };
+    auto needKMajor = [&](int64_t multiple) {
+        if (!kMajor)
+            return pair + " needs both operands K-major";
+        return needK(multiple);
+    };
+    if (t.c == DType::Float16) {
+        if (t.a == DType::Float16 && t.b == DType::Float16)
+            return needK(16);
+        if (isFp8(t.a) && isFp8(t.b))
+            return needKMajor(32);
+    } else if (t.c == DType::Float32) {
+        if ((t.a == DType::Float16 && t.b == DType::Float16) ||
+            (t.a == DType::BFloat16 && t.b == DType::BFloat16))
+            return needK(16);
+        if (t.a == DType::Float32 && t.b == DType::Float32)
+            return needKMajor(8);
+        if (isFp8(t.a) && isFp8(t.b))
+            return needKMajor(32);
+    } else if (t.c == DType::Int32) {
+        if (isInt8(t.a) && isInt8(t.b))
+            return needKMajor(32);
+    }
+    return "wgmma has no " + pair + " form";
+}
+
+bool sameFamily(DType a, DType b) {
+    return a == b || (isFp8(a) && isFp8(b)) || (isInt8(a) && isInt8(b));
+}
+
+} // namespace
+
+LayoutResult<GemmInstruction> selectGemmInstruction(const Target& target, int64_t M, int64_t N, int64_t K,
+                                                    int64_t numWarps, const GemmOperandTypes& types,
+                                                    bool disableWgmma) {
+    std::string whyNot;
+    if (disableWgmma)
+        whyNot = "wgmma is disabled by the pass config";
+    else if (!target.hasWgmma)
+        whyNot = "target " + target.name + " has no wgmma";
+    else if (M < 64)
+        whyNot = "M=" + std::to_string(M) + " is below the 64 rows of a wgmma";
+    else if (numWarps % 4 != 0)
+        whyNot = std::to_string(numWarps) + " warps do not form whole warpgroups of 4";
+    else if (!types.bInShared)
+        whyNot = "wgmma reads B from shared memory only";
+    else
+        whyNot = wgmmaDtypeProblem(types, K);
+    int bits = ir::dtypeBits(types.a);
+    if (whyNot.empty()) {
+        GemmInstruction inst;
+        inst.kind = GemmInstructionKind::Wgmma;
+        inst.m = 64;
+        inst.n = 0;
+        inst.k = 256 / bits;
+        inst.name = "wgmma.m64nNk" + std::to_string(inst.k);
+        inst.reason = "wgmma: " + target.name + ", M=" + std::to_string(M) + " >= 64, " +
+                      std::to_string(numWarps) + " warps in warpgroups of 4, " + ir::dtypeName(types.a) +
+                      " x " + ir::dtypeName(types.b) + " -> " + ir::dtypeName(types.c);
+        return inst;
+    }
+    if (!sameFamily(types.a, types.b) || types.a == DType::Bool || bits > 64 ||
+        !(types.a == DType::Float16 || types.a == DType::BFloat16 || types.a == DType::Float32 ||
+          types.a == DType::Float64 || isFp8(types.a) || isInt8(types.a)))
+        return layoutError("gemm-dtype-unsupported",
+                           std::string("no tensor-core instruction multiplies ") + ir::dtypeName(types.a) +
+                               " by " + ir::dtypeName(types.b),
+                           "use float16, bfloat16, float32 (tf32), float8 or int8 operands of one kind");
+    GemmInstruction inst;
+    inst.kind = GemmInstructionKind::MmaSync;
+    if (types.a == DType::Float64) {
+        inst.m = 8;
+        inst.n = 8;
+        inst.k = 4;
+    } else {
+        inst.m = 16;
+        inst.n = 8;
+        inst.k = 256 / bits;
+    }
+    inst.name =
+        "mma.sync.m" + std::to_string(inst.m) + "n" + std::to_string(inst.n) + "k" + std::to_string(inst.k);
+    inst.reason = "mma.sync: " + whyNot;
+    return inst;
+}
+
+} // namespace tb::layout
