@@ -1,0 +1,84 @@
+// References for the GEMM samples: samples/02_gemm_relu.py (C = ReLU(A @ B)) and
+// samples/03_gemm_transpose.py (C = op(A) @ op(B) with op chosen by the trans_A / trans_B jit flags).
+// Both sum the K products in double and round once to C's dtype.
+#include "engine/reference/ReferenceSupport.h"
+
+#include <algorithm>
+
+namespace tb::reference {
+
+namespace {
+
+// C[m, n] = sum_k opA(m, k) * opB(k, n), shapes checked against the flags. relu clamps at 0.
+bool computeGemm(const ReferenceInvocation& in, bool transA, bool transB, bool relu,
+                 std::map<int, HostTensor>& expected, std::string& error) {
+    if (!expectParamCount(in, 3, "A, B, C", error) || !expectOutputMarked(in, 2, error))
+        return false;
+    for (int i = 0; i < 3; ++i)
+        if (!expectRank(in, i, 2, error))
+            return false;
+    const HostTensor& a = in.params[0];
+    const HostTensor& b = in.params[1];
+    const int64_t m = transA ? a.shape[1] : a.shape[0];
+    const int64_t k = transA ? a.shape[0] : a.shape[1];
+    const int64_t n = transB ? b.shape[0] : b.shape[1];
+    if (!expectShape(in, 1, transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, error) ||
+        !expectShape(in, 2, {m, n}, error))
+        return false;
+    HostTensor c = likeParam(in, 2);
+    for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int64_t p = 0; p < k; ++p) {
+                const double av = transA ? a.data[p * m + i] : a.data[i * k + p];
+                const double bv = transB ? b.data[j * k + p] : b.data[p * n + j];
+                sum += av * bv;
+            }
+            c.data[i * n + j] = relu ? std::max(sum, 0.0) : sum;
+        }
+    }
+    roundToOwnDType(c);
+    expected.emplace(2, std::move(c));
+    return true;
+}
+
+// float16 inputs, float32 accumulation, float16 output. The float32 sum of K products is off by at most
+// ~K * 2^-24 * sum|a*b| (K=512, randn: ~1e-2 worst case, ~1e-4 typical), and the float16 result may land
+// one ulp (2^-10 relative) away from the correctly rounded one: rtol 1e-2, atol 1e-2 as the TileLang
+// examples use for GEMM.
+constexpr double kGemmAtol = 1e-2;
+constexpr double kGemmRtol = 1e-2;
+
+} // namespace
+
+Reference makeGemmReluReference() {
+    Reference r;
+    r.name = "gemm_relu";
+    r.summary = "C = relu(A @ B), A[M,K], B[K,N]; params A, B, C (output 2)";
+    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
+        return computeGemm(in, /*transA=*/false, /*transB=*/false, /*relu=*/true, expected, error);
+    };
+    r.atol = kGemmAtol;
+    r.rtol = kGemmRtol;
+    return r;
+}
+
+Reference makeGemmTransposeReference() {
+    Reference r;
+    r.name = "gemm_transpose";
+    r.summary = "C = op(A) @ op(B), A[K,M] if trans_A, B[N,K] if trans_B; params A, B, C (output 2)";
+    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
+        const std::optional<bool> transA = specBool(in.module, "trans_A");
+        const std::optional<bool> transB = specBool(in.module, "trans_B");
+        if (!transA || !transB) {
+            error = std::string("the specialization has no boolean ") + (transA ? "trans_B" : "trans_A");
+            return false;
+        }
+        return computeGemm(in, *transA, *transB, /*relu=*/false, expected, error);
+    };
+    r.atol = kGemmAtol;
+    r.rtol = kGemmRtol;
+    return r;
+}
+
+} // namespace tb::reference

@@ -1,0 +1,124 @@
+// Shared helpers of the naive references: specialization lookup, parameter checks, output tensors.
+#include "engine/reference/ReferenceSupport.h"
+
+#include <sstream>
+
+namespace tb::reference {
+
+namespace {
+
+const ir::SpecializationParam* findSpec(const ir::Module& module, std::string_view name) {
+    for (const ir::SpecializationParam& p : module.specialization)
+        if (p.name == name)
+            return &p;
+    return nullptr;
+}
+
+const ir::PrimFunc* invokedFunc(const ReferenceInvocation& invocation) {
+    if (invocation.func)
+        return invocation.func;
+    return invocation.module.funcs.empty() ? nullptr : &invocation.module.funcs.front();
+}
+
+} // namespace
+
+std::optional<int64_t> specInt(const ir::Module& module, std::string_view name) {
+    const ir::SpecializationParam* p = findSpec(module, name);
+    if (!p)
+        return std::nullopt;
+    if (const auto* i = std::get_if<int64_t>(&p->value))
+        return *i;
+    if (const auto* b = std::get_if<bool>(&p->value))
+        return *b ? 1 : 0;
+    return std::nullopt;
+}
+
+std::optional<bool> specBool(const ir::Module& module, std::string_view name) {
+    const ir::SpecializationParam* p = findSpec(module, name);
+    if (!p)
+        return std::nullopt;
+    if (const auto* b = std::get_if<bool>(&p->value))
+        return *b;
+    if (const auto* i = std::get_if<int64_t>(&p->value))
+        return *i != 0;
+    return std::nullopt;
+}
+
+std::optional<double> specDouble(const ir::Module& module, std::string_view name) {
+    const ir::SpecializationParam* p = findSpec(module, name);
+    if (!p)
+        return std::nullopt;
+    if (const auto* d = std::get_if<double>(&p->value))
+        return *d;
+    if (const auto* i = std::get_if<int64_t>(&p->value))
+        return static_cast<double>(*i);
+    return std::nullopt;
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+    std::ostringstream out;
+    out << '[';
+    for (size_t i = 0; i < shape.size(); ++i)
+        out << (i ? ", " : "") << shape[i];
+    out << ']';
+    return out.str();
+}
+
+bool expectParamCount(const ReferenceInvocation& invocation, size_t count, std::string_view what,
+                      std::string& error) {
+    if (invocation.params.size() == count)
+        return true;
+    error = "expected " + std::to_string(count) + " parameters (" + std::string(what) + "), got " +
+            std::to_string(invocation.params.size());
+    return false;
+}
+
+bool expectShape(const ReferenceInvocation& invocation, int index, const std::vector<int64_t>& shape,
+                 std::string& error) {
+    const HostTensor& t = invocation.params[index];
+    if (t.shape == shape)
+        return true;
+    error = "parameter '" + t.name + "' (" + std::to_string(index) + ") has shape " + shapeText(t.shape) +
+            ", expected " + shapeText(shape);
+    return false;
+}
+
+bool expectRank(const ReferenceInvocation& invocation, int index, size_t rank, std::string& error) {
+    const HostTensor& t = invocation.params[index];
+    if (t.shape.size() == rank)
+        return true;
+    error = "parameter '" + t.name + "' (" + std::to_string(index) + ") has rank " +
+            std::to_string(t.shape.size()) + ", expected " + std::to_string(rank);
+    return false;
+}
+
+bool expectOutputMarked(const ReferenceInvocation& invocation, int primaryOutput, std::string& error) {
+    const ir::PrimFunc* func = invokedFunc(invocation);
+    if (!func)
+        return true;
+    bool anyMarked = false;
+    for (const ir::Buffer* b : func->params) {
+        if (!b || !b->isOutput)
+            continue;
+        anyMarked = true;
+        if (b->paramIndex == primaryOutput)
+            return true;
+    }
+    if (!anyMarked)
+        return true;
+    error = "the program marks other outputs than parameter " + std::to_string(primaryOutput) +
+            ", which this reference computes";
+    return false;
+}
+
+HostTensor likeParam(const ReferenceInvocation& invocation, int index) {
+    const HostTensor& p = invocation.params[index];
+    return HostTensor(p.name, p.dtype, p.shape);
+}
+
+void roundToOwnDType(HostTensor& tensor) {
+    for (double& v : tensor.data)
+        v = roundToDType(v, tensor.dtype);
+}
+
+} // namespace tb::reference

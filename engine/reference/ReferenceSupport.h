@@ -1,0 +1,50 @@
+// Helpers shared by the naive references (internal to engine/reference/): reading specialization
+// parameters, checking parameter counts and shapes, choosing the output tensors, and the factory of each
+// reference for the registry.
+#pragma once
+
+#include "engine/reference/Reference.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::reference {
+
+// The value of a jit parameter when it is an integer (a bool counts as 0/1).
+std::optional<int64_t> specInt(const ir::Module& module, std::string_view name);
+// The value of a jit parameter when it is a bool (an integer counts as != 0).
+std::optional<bool> specBool(const ir::Module& module, std::string_view name);
+// The value of a jit parameter when it is a number.
+std::optional<double> specDouble(const ir::Module& module, std::string_view name);
+
+// "[2, 3]"
+std::string shapeText(const std::vector<int64_t>& shape);
+
+// Fails with "<reference> expects N parameters (...), got M" when the count differs.
+bool expectParamCount(const ReferenceInvocation& invocation, size_t count, std::string_view what,
+                      std::string& error);
+// Fails with "parameter 'A' (0) has shape [..], expected [..]".
+bool expectShape(const ReferenceInvocation& invocation, int index, const std::vector<int64_t>& shape,
+                 std::string& error);
+// Fails unless the parameter has the given rank.
+bool expectRank(const ReferenceInvocation& invocation, int index, size_t rank, std::string& error);
+// When the PrimFunc marks outputs, the primary output must be among them.
+bool expectOutputMarked(const ReferenceInvocation& invocation, int primaryOutput, std::string& error);
+
+// A tensor with the parameter's name, dtype and shape, to hold an expected value.
+HostTensor likeParam(const ReferenceInvocation& invocation, int index);
+// Rounds every value of an expected tensor to its dtype (the references compute in double).
+void roundToOwnDType(HostTensor& tensor);
+
+// The factories behind the registry, one per reference file.
+Reference makeElementwiseAddReference();
+Reference makeGemmReluReference();
+Reference makeGemmTransposeReference();
+Reference makeSoftmaxReference();
+Reference makeRmsNormSiluReference();
+Reference makeFlashAttentionReference();
+Reference makeMlaDecodeReference();
+
+} // namespace tb::reference
