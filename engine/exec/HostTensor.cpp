@@ -241,7 +241,8 @@ ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expe
         } else {
             double diff = std::fabs(a - e);
             result.maxAbsError = std::max(result.maxAbsError, diff);
-            if (e != 0)
+            // Relative error is only meaningful where |e| stands above the absolute tolerance.
+            if (std::fabs(e) > atol && e != 0)
                 result.maxRelError = std::max(result.maxRelError, diff / std::fabs(e));
             match = diff <= atol + rtol * std::fabs(e);
         }

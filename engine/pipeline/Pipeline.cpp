@@ -59,7 +59,7 @@ std::unique_ptr<CompileResult> compileTileProgram(std::string fileName, std::str
     });
     passes.run("check", [&] {
         if (r.module)
-            checkModule(*r.module, options.target, r.diagnostics);
+            check::checkModule(*r.module, options.target, r.diagnostics);
     });
     return result;
 }

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < runs; ++i) {
             auto start = std::chrono::steady_clock::now();
             auto result = tb::compileTileProgram(sample.path, text);
-            std::string printed = result->ok() ? tb::printModule(*result->module) : std::string();
+            std::string printed = result->ok() ? tb::ir::printModule(*result->module) : std::string();
             auto end = std::chrono::steady_clock::now();
             ok = ok && result->ok();
             for (const tb::PassTiming& t : result->timings)

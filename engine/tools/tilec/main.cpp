@@ -102,8 +102,8 @@ int runCompileCommand(const CommandLine& cl) {
     printDiagnostics(*result, false); // warnings
     const ir::Module& module = *result->module;
     if (cl.command == "ir") {
-        std::printf("%s", cl.json ? (moduleToJson(module, &result->sources) + "\n").c_str()
-                                  : printModule(module).c_str());
+        std::printf("%s", cl.json ? (ir::moduleToJson(module, &result->sources) + "\n").c_str()
+                                  : ir::printModule(module, &result->sources).c_str());
         return ExitOk;
     }
     if (cl.command == "params") {

@@ -1,0 +1,472 @@
+// Child-process management and the request/reply loop of RunnerClient (see RunnerClient.h).
+#include "engine/gpu/RunnerClient.h"
+
+#include "engine/gpu/Base64.h"
+#include "engine/gpu/RunnerProtocol.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace tb::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kStderrTailBytes = 8192;
+
+int millisUntil(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0)
+        return 0;
+    return left > 1000000 ? 1000000 : static_cast<int>(left);
+}
+
+std::string formatSeconds(std::chrono::milliseconds ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(ms.count()) / 1000.0);
+    return buf;
+}
+
+std::string describeWaitStatus(int status) {
+    if (WIFEXITED(status))
+        return "exit status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char* name = ::strsignal(sig);
+        return "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : std::string());
+    }
+    return "status " + std::to_string(status);
+}
+
+// The request's verb, for messages ("launch", "time", ...).
+std::string verbOf(const std::string& line) {
+    size_t end = line.find(' ');
+    return line.substr(0, end);
+}
+
+bool isDataVerb(const std::string& verb) {
+    return verb == "device" || verb == "info";
+}
+
+} // namespace
+
+const char* runnerStatusName(RunnerStatus status) {
+    switch (status) {
+    case RunnerStatus::Ok:
+        return "ok";
+    case RunnerStatus::Error:
+        return "error";
+    case RunnerStatus::Fault:
+        return "fault";
+    case RunnerStatus::Timeout:
+        return "timeout";
+    case RunnerStatus::Crashed:
+        return "crashed";
+    case RunnerStatus::ProtocolError:
+        return "protocol-error";
+    case RunnerStatus::Unavailable:
+        return "unavailable";
+    }
+    return "unknown";
+}
+
+std::string RunnerReply::field(const std::string& key, const std::string& fallback) const {
+    auto it = fields.find(key);
+    return it == fields.end() ? fallback : it->second;
+}
+
+RunnerClient::RunnerClient(RunnerOptions options) : m_options(std::move(options)) {}
+
+RunnerClient::~RunnerClient() {
+    stop();
+}
+
+bool RunnerClient::spawn(std::string& error) {
+    if (m_options.executable.empty()) {
+        error = "no runner executable configured";
+        return false;
+    }
+    if (::access(m_options.executable.c_str(), X_OK) != 0) {
+        error = "runner executable " + m_options.executable + " is not there or not executable";
+        return false;
+    }
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        error = std::string("socketpair failed: ") + std::strerror(errno);
+        return false;
+    }
+    int errPipe[2];
+    if (::pipe2(errPipe, O_CLOEXEC) != 0) {
+        error = std::string("pipe failed: ") + std::strerror(errno);
+        ::close(sv[0]);
+        ::close(sv[1]);
+        return false;
+    }
+    // Everything the child needs is built before fork: after fork only async-signal-safe calls are allowed.
+    std::vector<std::string> args = {m_options.executable};
+    args.insert(args.end(), m_options.arguments.begin(), m_options.arguments.end());
+    std::vector<char*> argv;
+    for (std::string& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        error = std::string("fork failed: ") + std::strerror(errno);
+        ::close(sv[0]);
+        ::close(sv[1]);
+        ::close(errPipe[0]);
+        ::close(errPipe[1]);
+        return false;
+    }
+    if (pid == 0) {
+        // dup2 clears FD_CLOEXEC on the new descriptors; everything else closes at exec.
+        ::dup2(sv[1], 0);
+        ::dup2(sv[1], 1);
+        ::dup2(errPipe[1], 2);
+        // The caller may block or ignore signals; the runner starts with the defaults.
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    ::close(sv[1]);
+    ::close(errPipe[1]);
+    m_socket = sv[0];
+    m_stderr = errPipe[0];
+    ::fcntl(m_socket, F_SETFL, ::fcntl(m_socket, F_GETFL) | O_NONBLOCK);
+    ::fcntl(m_stderr, F_SETFL, ::fcntl(m_stderr, F_GETFL) | O_NONBLOCK);
+    m_pid = pid;
+    m_input.clear();
+    return true;
+}
+
+bool RunnerClient::handshake(std::string& error) {
+    std::string line = "hello " + std::to_string(kRunnerProtocolVersion);
+    RunnerReply reply = request(line, m_options.startupTimeout);
+    // request() restarts on failures; during the handshake that would recurse, so it is guarded by
+    // m_hello being empty (see restartAfter) and any failure here simply stops the runner.
+    if (!reply.ok() || reply.words.size() < 2 || reply.words[0] != "tilebench-runner" ||
+        reply.words[1] != std::to_string(kRunnerProtocolVersion)) {
+        error =
+            "runner handshake failed: " +
+            (reply.ok()
+                 ? "unexpected hello reply (protocol " + std::to_string(kRunnerProtocolVersion) + " expected)"
+                 : std::string(runnerStatusName(reply.status)) + " " + reply.code + " " + reply.message);
+        if (m_pid > 0)
+            killAndReap();
+        return false;
+    }
+    m_hello = reply;
+    return true;
+}
+
+bool RunnerClient::start(std::string* error) {
+    if (m_pid > 0)
+        return true;
+    std::string why;
+    m_hello = RunnerReply{};
+    if (!spawn(why) || !handshake(why)) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    return true;
+}
+
+void RunnerClient::stop() {
+    if (m_pid <= 0)
+        return;
+    sendAll("quit\n", Clock::now() + std::chrono::milliseconds(200));
+    // Give it a moment to release the GPU context cleanly before killing it.
+    auto deadline = Clock::now() + std::chrono::milliseconds(1000);
+    while (Clock::now() < deadline) {
+        int status = 0;
+        pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+        if (r == m_pid || (r < 0 && errno != EINTR)) {
+            m_pid = -1;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (m_pid > 0)
+        killAndReap();
+    if (m_socket >= 0)
+        ::close(m_socket);
+    if (m_stderr >= 0)
+        ::close(m_stderr);
+    m_socket = m_stderr = -1;
+    m_pid = -1;
+}
+
+std::string RunnerClient::killAndReap() {
+    std::string how = "gone";
+    if (m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        int status = 0;
+        pid_t r;
+        do {
+            r = ::waitpid(m_pid, &status, 0);
+        } while (r < 0 && errno == EINTR);
+        if (r == m_pid)
+            how = describeWaitStatus(status);
+    }
+    drainStderr();
+    if (m_socket >= 0)
+        ::close(m_socket);
+    if (m_stderr >= 0)
+        ::close(m_stderr);
+    m_socket = m_stderr = -1;
+    m_pid = -1;
+    m_input.clear();
+    return how;
+}
+
+void RunnerClient::drainStderr() {
+    if (m_stderr < 0)
+        return;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = ::read(m_stderr, buf, sizeof buf);
+        if (n > 0) {
+            m_stderrTail.append(buf, static_cast<size_t>(n));
+            if (m_stderrTail.size() > kStderrTailBytes)
+                m_stderrTail.erase(0, m_stderrTail.size() - kStderrTailBytes);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0) {
+            // EOF: the runner closed stderr (it exited); stop polling a descriptor that is always ready.
+            ::close(m_stderr);
+            m_stderr = -1;
+        }
+        break;
+    }
+}
+
+bool RunnerClient::sendAll(const std::string& bytes, Clock::time_point deadline) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+        ssize_t n = ::send(m_socket, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+        if (n > 0) {
+            sent += static_cast<size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd fds[2] = {{m_socket, POLLOUT, 0}, {m_stderr, POLLIN, 0}};
+            int timeout = millisUntil(deadline);
+            if (timeout == 0)
+                return false;
+            if (::poll(fds, m_stderr >= 0 ? 2 : 1, timeout) > 0 && m_stderr >= 0 && (fds[1].revents & POLLIN))
+                drainStderr();
+            continue;
+        }
+        return false; // EPIPE, ECONNRESET: the runner is gone
+    }
+    return true;
+}
+
+RunnerClient::ReadResult RunnerClient::readLine(std::string& line, Clock::time_point deadline) {
+    for (;;) {
+        size_t newline = m_input.find('\n');
+        if (newline != std::string::npos) {
+            line = m_input.substr(0, newline);
+            m_input.erase(0, newline + 1);
+            return ReadResult::Line;
+        }
+        if (m_input.size() > kRunnerMaxLineBytes)
+            return ReadResult::TooLong;
+        pollfd fds[2] = {{m_socket, POLLIN, 0}, {m_stderr, POLLIN, 0}};
+        int timeout = millisUntil(deadline);
+        if (timeout == 0)
+            return ReadResult::Timeout;
+        int ready = ::poll(fds, m_stderr >= 0 ? 2 : 1, timeout);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            return ReadResult::Timeout;
+        if (m_stderr >= 0 && (fds[1].revents & (POLLIN | POLLHUP)))
+            drainStderr();
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            char buf[65536];
+            ssize_t n = ::read(m_socket, buf, sizeof buf);
+            if (n > 0)
+                m_input.append(buf, static_cast<size_t>(n));
+            else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+                return ReadResult::Eof;
+        }
+    }
+}
+
+RunnerReply RunnerClient::restartAfter(RunnerReply reply) {
+    if (m_pid > 0)
+        killAndReap();
+    if (m_hello.status != RunnerStatus::Ok) {
+        // Failed during the handshake itself: do not loop; start() reports it.
+        return reply;
+    }
+    std::string error;
+    if (start(&error)) {
+        ++m_restarts;
+        reply.runnerRestarted = true;
+        reply.message += "; the runner was restarted";
+    } else {
+        reply.message += "; restarting the runner failed: " + error;
+    }
+    return reply;
+}
+
+RunnerReply RunnerClient::request(const std::string& line, std::optional<std::chrono::milliseconds> timeout) {
+    return request(line, std::string(), timeout);
+}
+
+RunnerReply RunnerClient::request(const std::string& line, const std::string& payloadLine,
+                                  std::optional<std::chrono::milliseconds> timeout) {
+    RunnerReply reply;
+    bool handshaking = verbOf(line) == "hello" && m_pid > 0 && m_hello.status != RunnerStatus::Ok;
+    if (m_pid <= 0) {
+        std::string error;
+        if (!start(&error)) {
+            reply.status = RunnerStatus::Unavailable;
+            reply.code = "runner-unavailable";
+            reply.message = error;
+            return reply;
+        }
+    }
+    if (line.find('\n') != std::string::npos || payloadLine.find('\n') != std::string::npos) {
+        reply.status = RunnerStatus::Error;
+        reply.code = "bad-request";
+        reply.message = "a request must be one line";
+        return reply;
+    }
+    std::chrono::milliseconds limit = timeout.value_or(m_options.watchdog);
+    auto deadline = Clock::now() + limit;
+    std::string bytes = line + "\n";
+    if (!payloadLine.empty())
+        bytes += payloadLine + "\n";
+    std::string verb = verbOf(line);
+
+    auto finishBroken = [&](RunnerStatus status, std::string code, std::string message) {
+        reply.status = status;
+        reply.code = std::move(code);
+        reply.message = std::move(message);
+        if (handshaking) {
+            killAndReap();
+            return reply;
+        }
+        return restartAfter(reply);
+    };
+
+    if (!sendAll(bytes, deadline)) {
+        std::string how = killAndReap();
+        return finishBroken(RunnerStatus::Crashed, "runner-crashed",
+                            "the runner stopped reading requests before '" + verb + "' (" + how + ")");
+    }
+    for (;;) {
+        std::string text;
+        ReadResult r = readLine(text, deadline);
+        if (r == ReadResult::Timeout) {
+            bool kernel = verb == "launch" || verb == "time";
+            std::string what = kernel ? "kernel exceeded the " + formatSeconds(limit) + " watchdog"
+                                      : "the runner did not answer '" + verb + "' within the " +
+                                            formatSeconds(limit) + " watchdog";
+            killAndReap();
+            return finishBroken(RunnerStatus::Timeout, "watchdog", what);
+        }
+        if (r == ReadResult::TooLong) {
+            killAndReap();
+            return finishBroken(RunnerStatus::ProtocolError, "protocol-error",
+                                "the runner sent a line longer than the protocol allows");
+        }
+        if (r == ReadResult::Eof) {
+            std::string how = killAndReap();
+            return finishBroken(RunnerStatus::Crashed, "runner-crashed",
+                                "the runner exited unexpectedly (" + how + ") while handling '" + verb + "'");
+        }
+        ProtocolLine parsed = parseProtocolLine(text);
+        if (parsed.verb == "ok") {
+            reply.status = RunnerStatus::Ok;
+            reply.words = parsed.words;
+            reply.fields = parsed.fields;
+            return reply;
+        }
+        if (parsed.verb == "error") {
+            reply.status = RunnerStatus::Error;
+            size_t space = parsed.rest.find(' ');
+            reply.code = parsed.rest.substr(0, space);
+            reply.message = space == std::string::npos ? std::string() : parsed.rest.substr(space + 1);
+            return reply;
+        }
+        if (parsed.verb == "fault") {
+            size_t space = parsed.rest.find(' ');
+            std::string name = parsed.rest.substr(0, space);
+            std::string message = space == std::string::npos ? std::string() : parsed.rest.substr(space + 1);
+            // The runner exits by itself after a fault; killAndReap only collects it.
+            killAndReap();
+            return finishBroken(RunnerStatus::Fault, name, "kernel fault " + name + ": " + message);
+        }
+        if (isDataVerb(parsed.verb)) {
+            reply.dataLines.push_back(text);
+            continue;
+        }
+        killAndReap();
+        return finishBroken(RunnerStatus::ProtocolError, "protocol-error",
+                            "the runner sent a line that is not part of protocol " +
+                                std::to_string(kRunnerProtocolVersion) + ": " + quoteForMessage(text));
+    }
+}
+
+RunnerReply RunnerClient::loadCubin(const std::string& moduleId, const std::string& arch,
+                                    const std::string& kernelName, const std::vector<char>& cubin) {
+    return request("load " + escapeProtocolValue(moduleId) + " " + escapeProtocolValue(arch) + " " +
+                       escapeProtocolValue(kernelName) + " base64=" + std::to_string(cubin.size()),
+                   encodeBase64(cubin));
+}
+
+RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* data, size_t bytes) {
+    return request("write " + escapeProtocolValue(buffer) + " base64=" + std::to_string(bytes),
+                   encodeBase64(data, bytes));
+}
+
+RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char>& out) {
+    RunnerReply reply = request("read " + escapeProtocolValue(buffer));
+    if (!reply.ok())
+        return reply;
+    auto decoded = decodeBase64(reply.field("base64"));
+    if (!decoded || std::to_string(decoded->size()) != reply.field("bytes")) {
+        reply.status = RunnerStatus::Error;
+        reply.code = "bad-payload";
+        reply.message = "the read reply's base64 payload does not decode to bytes=" + reply.field("bytes");
+        return reply;
+    }
+    out = std::move(*decoded);
+    return reply;
+}
+
+std::string defaultRunnerPath() {
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        auto candidate = self.parent_path() / "tilebench-runner";
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate.string();
+    }
+    return "tilebench-runner";
+}
+
+} // namespace tb::gpu

@@ -1,0 +1,108 @@
+// The app's side of tilebench-runner: starts the runner as a child process (POSIX fork/exec, one
+// socketpair for its stdin/stdout, a pipe for its stderr), sends protocol requests and reads the replies
+// with a watchdog. Kernels run in the runner so that a faulting or hanging kernel never takes the caller
+// down: a CUDA fault (the runner answers `fault ...` and exits), a watchdog timeout (the runner is killed
+// with SIGKILL), a crash (EOF) or a line that is not protocol all end the same way, with a reply that says
+// what happened and a fresh runner started for the next request. The caller never sees an exception or a
+// signal (writes use MSG_NOSIGNAL, so a dead runner cannot raise SIGPIPE). Qt-free; not thread-safe (use
+// one client per thread).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace tb::gpu {
+
+struct RunnerOptions {
+    std::string executable;                          // path to tilebench-runner (see defaultRunnerPath())
+    std::vector<std::string> arguments;              // e.g. {"--fake"}
+    std::chrono::milliseconds watchdog{10000};       // per request, unless the request passes its own
+    std::chrono::milliseconds startupTimeout{10000}; // for the hello handshake
+};
+
+enum class RunnerStatus {
+    Ok,            // `ok ...`
+    Error,         // `error <code> <message>`: the runner is alive, state kept
+    Fault,         // `fault <CUDA error> <message>`: the runner exited; a fresh one was started
+    Timeout,       // the watchdog fired and the runner was killed; a fresh one was started
+    Crashed,       // the runner died without a fault line; a fresh one was started
+    ProtocolError, // the runner wrote something that is not protocol; it was killed and restarted
+    Unavailable,   // the runner could not be started at all
+};
+const char* runnerStatusName(RunnerStatus status);
+
+struct RunnerReply {
+    RunnerStatus status = RunnerStatus::Unavailable;
+    std::string code;               // error code, or the CUDA error name of a fault
+    std::string message;            // human-readable; says when the runner was restarted
+    std::vector<std::string> words; // positional words of the `ok` line
+    std::map<std::string, std::string> fields;
+    std::vector<std::string> dataLines; // lines before the final one (`device ...`)
+    bool runnerRestarted = false;       // modules and buffers of the old runner are gone
+
+    bool ok() const { return status == RunnerStatus::Ok; }
+    std::string field(const std::string& key, const std::string& fallback = {}) const;
+};
+
+class RunnerClient {
+public:
+    explicit RunnerClient(RunnerOptions options);
+    ~RunnerClient();
+    RunnerClient(const RunnerClient&) = delete;
+    RunnerClient& operator=(const RunnerClient&) = delete;
+
+    // Starts the runner and checks `hello`. Requests start it lazily too.
+    bool start(std::string* error = nullptr);
+    // Sends `quit`, waits a moment, then kills the runner if it is still there.
+    void stop();
+    bool isRunning() const { return m_pid > 0; }
+    pid_t pid() const { return m_pid; }
+    int restartCount() const { return m_restarts; }
+    // The hello reply of the current runner (fields gpus=, mode=).
+    const RunnerReply& helloReply() const { return m_hello; }
+    // The last few KB the runner wrote to stderr (for bug reports).
+    const std::string& stderrTail() const { return m_stderrTail; }
+
+    // One request line (no newline), optionally followed by one payload line (base64), as the protocol
+    // requires for `load ... base64=N` and `write ... base64=N`.
+    RunnerReply request(const std::string& line,
+                        std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    RunnerReply request(const std::string& line, const std::string& payloadLine,
+                        std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+    // Conveniences over request().
+    RunnerReply loadCubin(const std::string& moduleId, const std::string& arch, const std::string& kernelName,
+                          const std::vector<char>& cubin);
+    RunnerReply writeBuffer(const std::string& buffer, const void* data, size_t bytes);
+    // On success `out` holds the buffer's bytes.
+    RunnerReply readBuffer(const std::string& buffer, std::vector<char>& out);
+
+private:
+    enum class ReadResult { Line, Timeout, Eof, TooLong };
+
+    bool spawn(std::string& error);
+    bool handshake(std::string& error);
+    std::string killAndReap(); // returns how the process ended ("exit status 3", "signal 9")
+    bool sendAll(const std::string& bytes, std::chrono::steady_clock::time_point deadline);
+    ReadResult readLine(std::string& line, std::chrono::steady_clock::time_point deadline);
+    void drainStderr();
+    RunnerReply restartAfter(RunnerReply reply);
+
+    RunnerOptions m_options;
+    pid_t m_pid = -1;
+    int m_socket = -1;
+    int m_stderr = -1;
+    std::string m_input; // bytes read from the runner but not yet consumed as lines
+    std::string m_stderrTail;
+    RunnerReply m_hello;
+    int m_restarts = 0;
+};
+
+// tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.
+std::string defaultRunnerPath();
+
+} // namespace tb::gpu

@@ -1,0 +1,106 @@
+// Simulated devices for the runner's --fake mode (see FakeBackend.h).
+#include "FakeBackend.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tb::runner {
+
+namespace {
+constexpr size_t kFakeMemoryBytes = size_t(1) << 30; // host memory the fake device may use
+}
+
+FakeBackend::FakeBackend(int deviceCount) {
+    for (int i = 0; i < deviceCount; ++i) {
+        gpu::GpuDeviceInfo d;
+        d.index = i;
+        d.name = "TileBench Fake H200";
+        d.ccMajor = 9;
+        d.ccMinor = 0;
+        d.smCount = 132;
+        d.totalMemoryBytes = kFakeMemoryBytes;
+        d.sharedPerBlockBytes = 49152;
+        d.sharedPerBlockOptinBytes = 232448;
+        d.sharedPerSmBytes = 233472;
+        d.l2Bytes = 62914560;
+        d.clockKhz = 1980000;
+        d.memoryClockKhz = 3201000;
+        d.memoryBusWidthBits = 6016;
+        d.registersPerBlock = 65536;
+        d.warpSize = 32;
+        d.maxThreadsPerBlock = 1024;
+        d.maxThreadsPerSm = 2048;
+        m_devices.push_back(d);
+    }
+}
+
+BackendStatus FakeBackend::loadModule(const std::string& id, const std::string& kernelName,
+                                      const std::vector<char>& cubin, KernelAttributes& attributes) {
+    std::string needle = ".text." + kernelName;
+    needle.push_back('\0');
+    if (std::search(cubin.begin(), cubin.end(), needle.begin(), needle.end()) == cubin.end())
+        return BackendStatus::error("kernel-not-found", "kernel " + kernelName + " is not in the cubin");
+    m_modules.insert(id);
+    attributes = KernelAttributes{32, 0, 0, 1024};
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::unloadModule(const std::string& id) {
+    m_modules.erase(id);
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::allocate(size_t bytes, uint64_t& address) {
+    if (bytes > kFakeMemoryBytes - m_allocatedBytes)
+        return BackendStatus::error(
+            "out-of-memory", "the fake device has " + std::to_string(kFakeMemoryBytes - m_allocatedBytes) +
+                                 " bytes left, " + std::to_string(bytes) + " requested");
+    address = m_nextAddress;
+    m_nextAddress += (bytes + 255) / 256 * 256 + 256;
+    m_memory[address].assign(bytes, 0);
+    m_allocatedBytes += bytes;
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::release(uint64_t address) {
+    auto it = m_memory.find(address);
+    if (it != m_memory.end()) {
+        m_allocatedBytes -= it->second.size();
+        m_memory.erase(it);
+    }
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::copyToDevice(uint64_t address, const void* data, size_t bytes) {
+    auto it = m_memory.find(address);
+    if (it == m_memory.end() || bytes > it->second.size())
+        return BackendStatus::error("out-of-range",
+                                    "copy of " + std::to_string(bytes) + " bytes does not fit");
+    std::memcpy(it->second.data(), data, bytes);
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::copyFromDevice(void* data, uint64_t address, size_t bytes) {
+    auto it = m_memory.find(address);
+    if (it == m_memory.end() || bytes > it->second.size())
+        return BackendStatus::error("out-of-range",
+                                    "copy of " + std::to_string(bytes) + " bytes does not fit");
+    std::memcpy(data, it->second.data(), bytes);
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::launch(const std::string& id, const LaunchConfig&, std::vector<void*>&) {
+    if (!m_modules.count(id))
+        return BackendStatus::error("unknown-module", "no module " + id);
+    return BackendStatus::success();
+}
+
+BackendStatus FakeBackend::time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
+                                int, int repeat, std::vector<double>& milliseconds) {
+    BackendStatus status = launch(id, config, params);
+    if (status.ok())
+        milliseconds.assign(static_cast<size_t>(repeat), 0.001);
+    return status;
+}
+
+} // namespace tb::runner

@@ -1,0 +1,69 @@
+// The protocol half of tilebench-runner: parses each request line (docs/runner-protocol.md), keeps the
+// names of loaded modules and allocated buffers, calls the backend, and writes the response lines.
+// Recoverable problems are `error <code> <message>` lines and the session goes on; a backend Fault is
+// written as `fault <CUDA error> <message>` and ends the session with exit status 3.
+#pragma once
+
+#include "RunnerBackend.h"
+#include "engine/gpu/RunnerProtocol.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+namespace tb::runner {
+
+class RunnerSession {
+public:
+    // `fake` allows simulate=fault|hang|garbage|crash on launch and time.
+    RunnerSession(RunnerBackend& backend, bool fake, std::FILE* out);
+
+    // Requests whose line announces a payload (base64=N on load and write) are followed by one more line.
+    static bool expectsPayload(const gpu::ProtocolLine& request);
+
+    // Handles one request; false when the runner must exit (after quit or a fault), see exitCode().
+    bool handle(const std::string& line, const std::string* payloadLine);
+    int exitCode() const { return m_exitCode; }
+
+private:
+    struct Buffer {
+        uint64_t address = 0;
+        size_t bytes = 0;
+    };
+    struct Module {
+        std::string kernel;
+        bool haveLaunch = false;
+        LaunchConfig lastConfig;
+        std::string lastArgs;
+    };
+
+    void writeLine(const std::string& line);
+    void ok(const std::string& rest);
+    void error(const std::string& code, const std::string& message);
+    bool finish(const BackendStatus& status); // writes error/fault; false when the runner must exit
+
+    bool hello(const gpu::ProtocolLine& r);
+    bool devices(const gpu::ProtocolLine& r);
+    bool load(const gpu::ProtocolLine& r, const std::string* payload);
+    bool unload(const gpu::ProtocolLine& r);
+    bool alloc(const gpu::ProtocolLine& r);
+    bool free(const gpu::ProtocolLine& r);
+    bool fill(const gpu::ProtocolLine& r);
+    bool write(const gpu::ProtocolLine& r, const std::string* payload);
+    bool read(const gpu::ProtocolLine& r);
+    bool launchOrTime(const gpu::ProtocolLine& r, bool timed);
+
+    // Reads the cubin/data of a request from file=<path> or the base64 payload line.
+    bool payloadBytes(const gpu::ProtocolLine& r, const std::string* payload, std::vector<char>& out);
+    // simulate=... in fake mode; returns true when it handled the request itself.
+    bool simulate(const std::string& what, bool& keepRunning);
+
+    RunnerBackend& m_backend;
+    bool m_fake;
+    std::FILE* m_out;
+    int m_exitCode = 0;
+    std::map<std::string, Buffer> m_buffers;
+    std::map<std::string, Module> m_modules;
+};
+
+} // namespace tb::runner

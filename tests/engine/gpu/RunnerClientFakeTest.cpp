@@ -1,0 +1,308 @@
+// RunnerClient against `tilebench-runner --fake` (no GPU needed): the protocol round trips, recoverable
+// errors that keep the runner, and the failures that replace it: a simulated CUDA fault, a hang caught by
+// the watchdog, garbage output and a crash. The test process itself must survive all of them.
+#include "RunnerTestSupport.h"
+#include "TestKernels.h"
+#include "engine/gpu/Nvrtc.h"
+#include "engine/gpu/RunnerProtocol.h"
+
+#include <cstring>
+#include <gtest/gtest.h>
+
+namespace tb::gpu {
+namespace {
+
+using namespace std::chrono_literals;
+using test::fakeRunner;
+using test::processExists;
+
+// The smallest thing the fake runner accepts as a cubin: ELF magic and a .text.<kernel> section name.
+std::vector<char> fakeCubin(const std::string& kernel) {
+    std::string bytes = std::string("\x7f"
+                                    "ELF",
+                                    4) +
+                        std::string(60, '\0') + ".text." + kernel;
+    bytes.push_back('\0');
+    return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+TEST(RunnerFake, HelloAndDevices) {
+    RunnerClient client(fakeRunner());
+    std::string error;
+    ASSERT_TRUE(client.start(&error)) << error;
+    EXPECT_TRUE(client.isRunning());
+    EXPECT_EQ(client.helloReply().field("gpus"), "1");
+    EXPECT_EQ(client.helloReply().field("mode"), "fake");
+
+    RunnerReply devices = client.request("devices");
+    ASSERT_TRUE(devices.ok()) << devices.message;
+    EXPECT_EQ(devices.field("count"), "1");
+    ASSERT_EQ(devices.dataLines.size(), 1u);
+    ProtocolLine d = parseProtocolLine(devices.dataLines[0]);
+    EXPECT_EQ(d.verb, "device");
+    EXPECT_EQ(d.words.at(0), "0");
+    EXPECT_EQ(d.field("cc"), "9.0");
+    EXPECT_EQ(d.field("arch"), "sm_90a");
+    EXPECT_EQ(d.field("smem_optin"), "232448");
+    EXPECT_EQ(d.field("name"), "TileBench Fake H200");
+
+    RunnerOptions two = fakeRunner();
+    two.arguments = {"--fake-devices=2"};
+    RunnerClient client2(two);
+    RunnerReply devices2 = client2.request("devices"); // started lazily
+    ASSERT_TRUE(devices2.ok()) << devices2.message;
+    EXPECT_EQ(devices2.dataLines.size(), 2u);
+}
+
+TEST(RunnerFake, BuffersRoundTrip) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.request("alloc a 4096").ok());
+    std::vector<char> data(4096);
+    for (size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<char>(i * 7 + 3);
+    RunnerReply w = client.writeBuffer("a", data.data(), data.size());
+    ASSERT_TRUE(w.ok()) << w.message;
+    EXPECT_EQ(w.field("bytes"), "4096");
+    std::vector<char> back;
+    ASSERT_TRUE(client.readBuffer("a", back).ok());
+    EXPECT_EQ(back, data);
+
+    ASSERT_TRUE(client.request("alloc f 40").ok());
+    ASSERT_TRUE(client.request("fill f f32 iota").ok());
+    ASSERT_TRUE(client.readBuffer("f", back).ok());
+    ASSERT_EQ(back.size(), 40u);
+    for (int i = 0; i < 10; ++i) {
+        float v;
+        std::memcpy(&v, back.data() + 4 * i, 4);
+        EXPECT_EQ(v, static_cast<float>(i));
+    }
+
+    // Seeded fills are deterministic, differ between seeds and stay in [lo, hi).
+    std::vector<char> s1, s2, s3;
+    ASSERT_TRUE(client.request("fill f f32 seed=7 lo=2 hi=3").ok());
+    ASSERT_TRUE(client.readBuffer("f", s1).ok());
+    ASSERT_TRUE(client.request("fill f f32 seed=7 lo=2 hi=3").ok());
+    ASSERT_TRUE(client.readBuffer("f", s2).ok());
+    ASSERT_TRUE(client.request("fill f f32 seed=8 lo=2 hi=3").ok());
+    ASSERT_TRUE(client.readBuffer("f", s3).ok());
+    EXPECT_EQ(s1, s2);
+    EXPECT_NE(s1, s3);
+    for (int i = 0; i < 10; ++i) {
+        float v;
+        std::memcpy(&v, s1.data() + 4 * i, 4);
+        EXPECT_GE(v, 2.0f);
+        EXPECT_LT(v, 3.0f);
+    }
+
+    // f16: 1.0 is 0x3c00, and 0.1 rounds to 0x2e66.
+    ASSERT_TRUE(client.request("alloc h 4").ok());
+    ASSERT_TRUE(client.request("fill h f16 value=1").ok());
+    ASSERT_TRUE(client.readBuffer("h", back).ok());
+    EXPECT_EQ(static_cast<unsigned char>(back[0]), 0x00);
+    EXPECT_EQ(static_cast<unsigned char>(back[1]), 0x3c);
+    ASSERT_TRUE(client.request("fill h f16 value=0.1").ok());
+    ASSERT_TRUE(client.readBuffer("h", back).ok());
+    EXPECT_EQ(static_cast<unsigned char>(back[0]), 0x66);
+    EXPECT_EQ(static_cast<unsigned char>(back[1]), 0x2e);
+
+    ASSERT_TRUE(client.request("free a").ok());
+    EXPECT_EQ(client.readBuffer("a", back).code, "unknown-buffer");
+}
+
+TEST(RunnerFake, RecoverableErrorsKeepTheRunner) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    pid_t pid = client.pid();
+    struct Case {
+        const char* request;
+        const char* code;
+    };
+    for (const Case& c :
+         {Case{"frobnicate", "unknown-command"}, Case{"hello 99", "version-mismatch"},
+          Case{"read nothing", "unknown-buffer"}, Case{"alloc x zero", "bad-request"},
+          Case{"alloc x 0", "bad-request"}, Case{"launch nomodule grid=1 block=1", "unknown-module"},
+          Case{"fill nothing f32 iota", "unknown-buffer"}}) {
+        RunnerReply r = client.request(c.request);
+        EXPECT_EQ(r.status, RunnerStatus::Error) << c.request;
+        EXPECT_EQ(r.code, c.code) << c.request << ": " << r.message;
+        EXPECT_FALSE(r.message.empty());
+        EXPECT_FALSE(r.runnerRestarted);
+    }
+    ASSERT_TRUE(client.request("alloc small 8").ok());
+    EXPECT_EQ(client.request("alloc small 8").code, "buffer-exists");
+    EXPECT_EQ(client.request("fill small f99 iota").code, "bad-dtype");
+    std::vector<char> big(16);
+    EXPECT_EQ(client.writeBuffer("small", big.data(), big.size()).code, "out-of-range");
+    // A payload whose length disagrees with what the line announced.
+    EXPECT_EQ(client.request("write small base64=8", "AAAA").code, "bad-payload");
+    EXPECT_EQ(client.request("write small base64=3", "@@@@").code, "bad-payload");
+    EXPECT_EQ(client.request("load m sm_90a k base64=4", "AAAAAA==").code, "bad-cubin");
+    EXPECT_EQ(client.loadCubin("m", "sm_90a", "k", std::vector<char>{'n', 'o', 'p', 'e'}).code, "bad-cubin");
+    EXPECT_EQ(client.loadCubin("m", "sm_100a", "k", fakeCubin("k")).code, "arch-mismatch");
+    EXPECT_EQ(client.loadCubin("m", "sm_86", "k", fakeCubin("k")).code, "arch-mismatch");
+    EXPECT_EQ(client.loadCubin("m", "compute_90", "k", fakeCubin("k")).code, "bad-request");
+    EXPECT_EQ(client.loadCubin("m", "sm_90a", "other", fakeCubin("k")).code, "kernel-not-found");
+    RunnerReply bad = client.request("launch m grid=1 block=1 simulate=fault", "x\ny");
+    EXPECT_EQ(bad.code, "bad-request"); // the client refuses multi-line requests itself
+    EXPECT_EQ(client.pid(), pid);
+    EXPECT_EQ(client.restartCount(), 0);
+    EXPECT_TRUE(client.request("hello 1").ok());
+}
+
+TEST(RunnerFake, LoadLaunchAndTime) {
+    RunnerClient client(fakeRunner());
+    RunnerReply load = client.loadCubin("m0", "sm_90a", "vector_add", fakeCubin("vector_add"));
+    ASSERT_TRUE(load.ok()) << load.message;
+    EXPECT_EQ(load.words.at(1), "m0");
+    EXPECT_EQ(load.field("kernel"), "vector_add");
+    // A cubin never runs on a different major version (sm_80 on CC 9.0).
+    EXPECT_EQ(client.loadCubin("m1", "sm_80", "vector_add", fakeCubin("vector_add")).code, "arch-mismatch");
+    ASSERT_TRUE(client.request("alloc a 64").ok());
+    EXPECT_EQ(client.request("time m0 warmup=1 repeat=3").code, "bad-request"); // nothing to repeat yet
+    RunnerReply launch = client.request("launch m0 grid=1 block=16 args=buf:a,buf:a,buf:a,i32:16");
+    ASSERT_TRUE(launch.ok()) << launch.message;
+    EXPECT_FALSE(launch.field("wall_ms").empty());
+    EXPECT_EQ(client.request("launch m0 grid=1 block=16 args=buf:zz").code, "unknown-buffer");
+    EXPECT_EQ(client.request("launch m0 grid=1 block=16 args=q:1").code, "bad-argument");
+    EXPECT_EQ(client.request("launch m0 grid=0 block=16").code, "bad-request");
+    EXPECT_EQ(client.request("launch m0 grid=1,1,1,1 block=16").code, "bad-request");
+    RunnerReply time = client.request("time m0 warmup=2 repeat=5");
+    ASSERT_TRUE(time.ok()) << time.message;
+    EXPECT_EQ(time.field("repeat"), "5");
+    EXPECT_EQ(time.field("median_ms"), "0.001");
+    EXPECT_EQ(time.field("simulated"), "1");
+    EXPECT_EQ(client.request("time m0 warmup=2 repeat=0").code, "bad-request");
+}
+
+#if TILEBENCH_HAS_NVRTC
+TEST(RunnerFake, AcceptsARealNvrtcCubin) {
+    CudaCompileOptions options;
+    options.arch = "sm_90a";
+    CudaCompileResult compiled = compileCuda(test::kVectorAddSource, "vector_add", options);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    RunnerClient client(fakeRunner());
+    RunnerReply load = client.loadCubin("va", "sm_90a", "vector_add", compiled.cubin);
+    ASSERT_TRUE(load.ok()) << load.message;
+    EXPECT_EQ(load.field("bytes"), std::to_string(compiled.cubin.size()));
+    EXPECT_EQ(client.loadCubin("va", "sm_90a", "mma_tile", compiled.cubin).code, "kernel-not-found");
+}
+#endif
+
+TEST(RunnerFake, FaultIsReportedAndTheRunnerReplaced) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    pid_t first = client.pid();
+    ASSERT_TRUE(client.request("alloc keep 16").ok());
+    RunnerReply r = client.request("launch m grid=1 block=1 simulate=fault");
+    EXPECT_EQ(r.status, RunnerStatus::Fault);
+    EXPECT_EQ(r.code, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    EXPECT_NE(r.message.find("an illegal memory access was encountered"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("the runner was restarted"), std::string::npos) << r.message;
+    EXPECT_TRUE(r.runnerRestarted);
+    EXPECT_EQ(client.restartCount(), 1);
+    EXPECT_TRUE(client.isRunning());
+    EXPECT_NE(client.pid(), first);
+    EXPECT_FALSE(processExists(first));
+    // The fresh runner works, and the old runner's buffers are gone with it.
+    EXPECT_TRUE(client.request("hello 1").ok());
+    std::vector<char> out;
+    EXPECT_EQ(client.readBuffer("keep", out).code, "unknown-buffer");
+}
+
+TEST(RunnerFake, HangIsKilledByTheWatchdog) {
+    RunnerClient client(fakeRunner(500ms));
+    ASSERT_TRUE(client.start());
+    pid_t first = client.pid();
+    auto t0 = std::chrono::steady_clock::now();
+    RunnerReply r = client.request("launch m grid=1 block=1 simulate=hang");
+    auto elapsed = std::chrono::steady_clock::now() - t0;
+    EXPECT_EQ(r.status, RunnerStatus::Timeout);
+    EXPECT_EQ(r.code, "watchdog");
+    EXPECT_EQ(r.message, "kernel exceeded the 0.5 s watchdog; the runner was restarted");
+    EXPECT_GE(elapsed, 500ms);
+    EXPECT_LT(elapsed, 5s);
+    EXPECT_FALSE(processExists(first));
+    EXPECT_NE(client.pid(), first);
+    EXPECT_EQ(client.restartCount(), 1);
+    EXPECT_TRUE(client.request("devices").ok());
+
+    // A per-request limit overrides the default watchdog.
+    t0 = std::chrono::steady_clock::now();
+    RunnerReply again = client.request("time m grid=1 block=1 simulate=hang", 200ms);
+    EXPECT_EQ(again.status, RunnerStatus::Timeout);
+    EXPECT_EQ(again.message, "kernel exceeded the 0.2 s watchdog; the runner was restarted");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    EXPECT_EQ(client.restartCount(), 2);
+}
+
+TEST(RunnerFake, GarbageIsAProtocolError) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    pid_t first = client.pid();
+    RunnerReply r = client.request("launch m grid=1 block=1 simulate=garbage");
+    EXPECT_EQ(r.status, RunnerStatus::ProtocolError);
+    EXPECT_NE(r.message.find("not part of protocol 1"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("\\x01"), std::string::npos) << r.message; // control bytes shown escaped
+    EXPECT_TRUE(r.runnerRestarted);
+    EXPECT_NE(client.pid(), first);
+    EXPECT_TRUE(client.request("hello 1").ok());
+}
+
+TEST(RunnerFake, CrashIsReported) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    RunnerReply r = client.request("launch m grid=1 block=1 simulate=crash");
+    EXPECT_EQ(r.status, RunnerStatus::Crashed);
+    EXPECT_NE(r.message.find("signal 6"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("'launch'"), std::string::npos) << r.message;
+    EXPECT_TRUE(r.runnerRestarted);
+    EXPECT_TRUE(client.request("hello 1").ok());
+}
+
+TEST(RunnerFake, RepeatedFailuresNeverTakeTheClientDown) {
+    RunnerClient client(fakeRunner(300ms));
+    const char* modes[] = {"fault", "garbage", "crash", "hang"};
+    for (int i = 0; i < 8; ++i) {
+        RunnerReply r = client.request(std::string("launch m grid=1 block=1 simulate=") + modes[i % 4]);
+        EXPECT_FALSE(r.ok());
+        EXPECT_TRUE(r.runnerRestarted) << r.message;
+    }
+    EXPECT_EQ(client.restartCount(), 8);
+    EXPECT_TRUE(client.request("hello 1").ok());
+}
+
+TEST(RunnerFake, StopEndsTheProcess) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    pid_t pid = client.pid();
+    client.stop();
+    EXPECT_FALSE(client.isRunning());
+    EXPECT_FALSE(processExists(pid));
+    EXPECT_TRUE(client.request("hello 1").ok()); // starts a new one on demand
+}
+
+TEST(RunnerClient, MissingExecutableIsUnavailable) {
+    RunnerOptions options;
+    options.executable = "/nonexistent/tilebench-runner";
+    RunnerClient client(options);
+    std::string error;
+    EXPECT_FALSE(client.start(&error));
+    EXPECT_NE(error.find("/nonexistent/tilebench-runner"), std::string::npos);
+    RunnerReply r = client.request("hello 1");
+    EXPECT_EQ(r.status, RunnerStatus::Unavailable);
+    EXPECT_FALSE(client.isRunning());
+}
+
+TEST(RunnerClient, ProgramThatIsNotARunnerFailsTheHandshake) {
+    RunnerOptions options;
+    options.executable = "/bin/cat"; // echoes "hello 1" back: not an ok line
+    options.startupTimeout = 2000ms;
+    RunnerClient client(options);
+    std::string error;
+    EXPECT_FALSE(client.start(&error));
+    EXPECT_NE(error.find("handshake"), std::string::npos) << error;
+    EXPECT_FALSE(client.isRunning());
+}
+
+} // namespace
+} // namespace tb::gpu
