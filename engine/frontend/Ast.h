@@ -5,12 +5,12 @@
 // that uses them is an error.
 #pragma once
 
+#include "engine/support/SourceManager.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "engine/support/SourceManager.h"
 
 namespace tb::ast {
 
@@ -39,7 +39,21 @@ enum class ExprKind {
     Unsupported, // a construct outside the subset, named in `construct`
 };
 
-enum class BinOpKind { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor, MatMul };
+enum class BinOpKind {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    LShift,
+    RShift,
+    BitAnd,
+    BitOr,
+    BitXor,
+    MatMul
+};
 enum class UnaryOpKind { Neg, Pos, Not, Invert };
 enum class BoolOpKind { And, Or };
 enum class CompareKind { Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn };
@@ -68,7 +82,7 @@ enum class ParamKind { Positional, VarArgs, KeywordOnly, VarKeywords };
 struct Param {
     std::string name;
     ParamKind kind = ParamKind::Positional;
-    ExprPtr annotation; // may be null
+    ExprPtr annotation;   // may be null
     ExprPtr defaultValue; // may be null
     SourceRange range;
 };
@@ -84,9 +98,9 @@ struct Expr {
 
     // Constant
     ConstantKind constantKind = ConstantKind::None;
-    int64_t intValue = 0;   // Int, Bool (0/1)
-    double floatValue = 0;  // Float
-    std::string stringValue; // String, Bytes, FString (decoded text)
+    int64_t intValue = 0;     // Int, Bool (0/1)
+    double floatValue = 0;    // Float
+    std::string stringValue;  // String, Bytes, FString (decoded text)
     bool intOverflow = false; // an integer literal that does not fit in 64 bits
 
     // Operators
@@ -96,12 +110,12 @@ struct Expr {
     std::vector<CompareKind> compareOps; // Compare: ops between operands
 
     // Children. Meaning by kind:
-    //   Attribute: value=a          Subscript: value=a, index=b      Slice: lower/upper/step (each may be null)
-    //   Call: func=a, args=elements, keywords                         BinOp: a, b
-    //   UnaryOp: a                  BoolOp/Compare: elements (operands in order)
-    //   IfExp: a=body, b=test, c=orelse                               Lambda: params, a=body
+    //   Attribute: value=a          Subscript: value=a, index=b      Slice: lower/upper/step (each may be
+    //   null) Call: func=a, args=elements, keywords                         BinOp: a, b UnaryOp: a
+    //   BoolOp/Compare: elements (operands in order) IfExp: a=body, b=test, c=orelse Lambda: params, a=body
     //   Tuple/List: elements        Dict: elements=keys, values       ListComp: a=element, generators
     //   Starred: a (isDoubleStar for **x inside a dict display)
+    //   A `**d` entry of a dict display has key Starred(isDoubleStar, a=d) and a null value.
     ExprPtr a, b, c;
     std::vector<ExprPtr> elements;
     std::vector<ExprPtr> values;
@@ -111,6 +125,9 @@ struct Expr {
     bool isGenerator = false;
     bool isDoubleStar = false;
     bool parenthesized = false; // written inside (), e.g. "(a, b)" versus "a, b"
+    // Height of this subtree (1 for a leaf), set by the parser. The parser rejects expressions higher than a
+    // few thousand levels, so recursive walkers over parsed trees cannot run out of stack.
+    uint32_t depth = 1;
 
     Expr(ExprKind k, SourceRange r) : kind(k), range(r) {}
 };
@@ -119,24 +136,24 @@ struct Expr {
 // Statements
 
 enum class StmtKind {
-    Expr,         // an expression statement (calls, docstrings)
-    Assign,       // a = b = value
-    AugAssign,    // a += value
-    AnnAssign,    // a: ann [= value]
-    FunctionDef,  // [decorators] def name(params) -> returns: body
-    Return,       // return [value]
-    If,           // if test: body [elif ...] [else: orelse]  (elif nests as an If in orelse)
-    For,          // for target in iter: body [else: orelse]
-    While,        // while test: body [else: orelse]
-    With,         // with item [as target], ...: body
-    Assert,       // assert test [, msg]
+    Expr,        // an expression statement (calls, docstrings)
+    Assign,      // a = b = value
+    AugAssign,   // a += value
+    AnnAssign,   // a: ann [= value]
+    FunctionDef, // [decorators] def name(params) -> returns: body
+    Return,      // return [value]
+    If,          // if test: body [elif ...] [else: orelse]  (elif nests as an If in orelse)
+    For,         // for target in iter: body [else: orelse]
+    While,       // while test: body [else: orelse]
+    With,        // with item [as target], ...: body
+    Assert,      // assert test [, msg]
     Pass,
     Break,
     Continue,
-    Import,       // import a.b as c, d
-    ImportFrom,   // from .a import b as c, *
-    Global,       // global a, b / nonlocal a
-    Unsupported,  // class, try, raise, del, async, match, ... (header range; body skipped)
+    Import,      // import a.b as c, d
+    ImportFrom,  // from .a import b as c, *
+    Global,      // global a, b / nonlocal a
+    Unsupported, // class, try, raise, del, async, match, ... (header range; body skipped)
 };
 
 struct Stmt;
@@ -163,11 +180,10 @@ struct Stmt {
 
     // Meaning by kind:
     //   Expr: value                      Assign: targets (one or more), value
-    //   AugAssign: targets[0], binOp, value                   AnnAssign: targets[0], annotation, value (may be null)
-    //   FunctionDef: params, decorators, returns (may be null), body
-    //   Return: value (may be null)      If/While: test, body, orelse          For: target, iter, body, orelse
-    //   With: items, body                Assert: test, msg (may be null)
-    //   Import/ImportFrom: aliases       Global: names
+    //   AugAssign: targets[0], binOp, value                   AnnAssign: targets[0], annotation, value (may
+    //   be null) FunctionDef: params, decorators, returns (may be null), body Return: value (may be null)
+    //   If/While: test, body, orelse          For: target, iter, body, orelse With: items, body Assert: test,
+    //   msg (may be null) Import/ImportFrom: aliases       Global: names (name is "global" or "nonlocal")
     ExprPtr value;
     std::vector<ExprPtr> targets;
     ExprPtr annotation;
