@@ -421,6 +421,7 @@ private:
     bool m_atLineStart = true;
     bool m_lineHasTokens = false; // the current logical line has produced a token
     bool m_eofAfterError = false; // the end of file cuts a construct the lexer already reported
+    bool m_bracketErrorIsConsequence = false; // an unterminated string swallowed the closing bracket
     std::vector<IndentLevel> m_indents{{0, 0, true}};
     std::vector<OpenBracket> m_brackets;
     uint32_t m_lineCursorOffset = 0;
@@ -582,18 +583,22 @@ void Lexer::handleIndentation(size_t lineStart) {
         emit(TokenKind::Indent, lineStart, p);
         return;
     }
+    bool matchesOuterLevel = false;
+    for (const auto& level : m_indents)
+        matchesOuterLevel = matchesOuterLevel || level.column == column;
+    if (!matchesOuterLevel) {
+        error("inconsistent-indentation", lineStart, p, "unindent does not match any outer indentation level",
+              "indent this line like one of the enclosing blocks");
+        // Keep the odd line in the block it follows: the lines after it, still at that block's
+        // indentation, then parse normally instead of cascading into "unexpected indent".
+        return;
+    }
     while (m_indents.size() > 1 && column < m_indents.back().column) {
         if (m_indents.back().emitted)
             emit(TokenKind::Dedent, p, p);
         m_indents.pop_back();
     }
-    if (column != m_indents.back().column) {
-        error("inconsistent-indentation", lineStart, p, "unindent does not match any outer indentation level",
-              "indent this line like one of the enclosing blocks");
-        // Treat the odd column as its own level so that the following lines line up with it, without an
-        // Indent token: the parser sees this line as part of the block it dedented to.
-        m_indents.push_back({column, altColumn, false});
-    } else if (altColumn != m_indents.back().altColumn) {
+    if (altColumn != m_indents.back().altColumn) {
         tabError();
     }
 }
@@ -623,6 +628,10 @@ void Lexer::reportUnclosedBracket() {
     // pile "expected ')'" and friends on top of this one diagnostic.
     for (size_t i = m_brackets.front().tokenIndex; i < m_out.tokens.size(); ++i)
         m_out.tokens[i].afterLexError = true;
+    if (m_bracketErrorIsConsequence) {
+        m_bracketErrorIsConsequence = false;
+        return;
+    }
     const OpenBracket& open = m_brackets.back();
     error("unbalanced-bracket", open.offset, open.offset + 1,
           std::string("'") + open.ch + "' was never closed",
@@ -857,6 +866,10 @@ void Lexer::lexString(size_t begin, size_t quote, bool raw, bool bytes, bool fst
     size_t tokenIndex = m_out.tokens.size() - 1;
     if (!terminated) {
         t.afterLexError = true;
+        // The string swallowed the rest of the line, closing brackets included: an unclosed bracket
+        // reported later is a consequence of this error, not a second mistake.
+        if (!m_brackets.empty())
+            m_bracketErrorIsConsequence = true;
         std::string quotes(triple ? 3 : 1, q);
         if (triple) {
             m_eofAfterError = true;

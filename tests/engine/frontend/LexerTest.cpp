@@ -160,8 +160,22 @@ TEST(Lexer, InconsistentDedentIsReported) {
     ASSERT_EQ(l->diagnostics.diagnostics().size(), 1u);
     EXPECT_EQ(l->diagnostics.diagnostics()[0].code, "inconsistent-indentation");
     EXPECT_EQ(l->diagnostics.diagnostics()[0].message, "unindent does not match any outer indentation level");
-    // Balanced layout tokens all the same.
-    EXPECT_EQ(l->kinds(), "if a : NL IN b NL DE c NL EOF");
+    // Recovery keeps the odd line in the block it follows; layout tokens stay balanced.
+    EXPECT_EQ(l->kinds(), "if a : NL IN b NL c NL DE EOF");
+}
+
+TEST(Lexer, InconsistentDedentDoesNotCascade) {
+    // The line after the odd one is back at the block's own indentation: no second error.
+    auto l = lex("if a:\n    b\n  c\n    d\ne\n");
+    ASSERT_EQ(l->diagnostics.diagnostics().size(), 1u);
+    EXPECT_EQ(l->kinds(), "if a : NL IN b NL c NL d NL DE e NL EOF");
+}
+
+TEST(Lexer, UnterminatedStringInsideBracketsIsOneError) {
+    // The string swallows the closing parenthesis; the unclosed '(' is a consequence, not a second error.
+    auto l = lex("f(a, \"b)\nx = 1\n");
+    ASSERT_EQ(l->diagnostics.diagnostics().size(), 1u);
+    EXPECT_EQ(l->diagnostics.diagnostics()[0].code, "unterminated-string");
 }
 
 TEST(Lexer, AmbiguousTabsAreReported) {
