@@ -1,0 +1,545 @@
+// The elaboration driver. Steps, in order:
+//   1. run the module's host code leniently (imports, defs, constants, main()) until the first call of a
+//      @tilelang.jit function (or f.compile(...), or tilelang.compile(prim_func)), which is recorded;
+//   2. pick the entry: ElaborateOptions::entry, else the recorded callee, else the first jit function,
+//      else the first module-level @T.prim_func;
+//   3. bind the jit parameters: override > module call > the def's default; record each with its origin;
+//   4. run the jit body (lazy style: it returns a @T.prim_func, which is traced with tensor parameters
+//      from its annotations) or trace the body itself (eager style: T.const / annotations / T.empty).
+#include "engine/elaborate/Elaborator.h"
+
+#include "engine/elaborate/Interpreter.h"
+#include "engine/frontend/Parser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tb {
+
+namespace elab {
+
+namespace {
+
+bool containsWith(const std::vector<ast::StmtPtr>& body) {
+    for (const ast::StmtPtr& s : body) {
+        if (!s)
+            continue;
+        switch (s->kind) {
+        case ast::StmtKind::With:
+            return true;
+        case ast::StmtKind::If:
+        case ast::StmtKind::For:
+        case ast::StmtKind::While:
+            if (containsWith(s->body) || containsWith(s->orelse))
+                return true;
+            break;
+        case ast::StmtKind::Expr:
+        case ast::StmtKind::Assign:
+        case ast::StmtKind::AugAssign:
+        case ast::StmtKind::AnnAssign:
+        case ast::StmtKind::FunctionDef:
+        case ast::StmtKind::Return:
+        case ast::StmtKind::Assert:
+        case ast::StmtKind::Pass:
+        case ast::StmtKind::Break:
+        case ast::StmtKind::Continue:
+        case ast::StmtKind::Import:
+        case ast::StmtKind::ImportFrom:
+        case ast::StmtKind::Global:
+        case ast::StmtKind::Unsupported:
+            break;
+        }
+    }
+    return false;
+}
+
+std::string floatLiteral(double x) {
+    if (std::isinf(x))
+        return x > 0 ? "float('inf')" : "float('-inf')";
+    return toStr(Value::real(x));
+}
+
+// The Python literal text and typed value recorded for a specialization parameter.
+void describeParam(const Value& v, ir::SpecializationParam& p) {
+    switch (v.kind) {
+    case ValueKind::Int:
+        p.value = v.i;
+        p.text = std::to_string(v.i);
+        return;
+    case ValueKind::Bool:
+        p.value = v.i != 0;
+        p.text = v.i ? "True" : "False";
+        return;
+    case ValueKind::Float:
+        p.value = v.f;
+        p.text = floatLiteral(v.f);
+        return;
+    case ValueKind::Str:
+        p.value = v.s;
+        p.text = toRepr(v);
+        return;
+    case ValueKind::DType:
+        p.value = std::string(ir::dtypeName(v.dtype));
+        p.text = std::string("T.") + ir::dtypeName(v.dtype);
+        return;
+    case ValueKind::Enum:
+        p.value = v.s;
+        p.text = v.s;
+        return;
+    default:
+        p.value = std::monostate{};
+        p.text = toRepr(v);
+        return;
+    }
+}
+
+// Names declared by `X: T.Tensor(...)` annotations at the top of an eager jit body, with the dims' names.
+std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const ast::StmtPtr& s : body) {
+        if (!s || s->kind != ast::StmtKind::AnnAssign || s->value || s->targets.empty() || !s->targets[0] ||
+            s->targets[0]->kind != ast::ExprKind::Name || !s->annotation)
+            continue;
+        const ast::Expr& ann = *s->annotation;
+        const ast::Expr* shape = nullptr;
+        if (ann.kind == ast::ExprKind::Call && !ann.elements.empty())
+            shape = ann.elements[0].get();
+        else if (ann.kind == ast::ExprKind::Subscript && ann.b) {
+            shape = ann.b.get();
+            if (shape->kind == ast::ExprKind::Tuple && !shape->elements.empty() && !shape->parenthesized)
+                shape = shape->elements[0].get();
+        }
+        std::vector<std::string> dims;
+        if (shape && (shape->kind == ast::ExprKind::Tuple || shape->kind == ast::ExprKind::List))
+            for (const ast::ExprPtr& d : shape->elements)
+                dims.push_back(d && d->kind == ast::ExprKind::Name ? d->name : std::string());
+        out[s->targets[0]->name] = dims;
+    }
+    return out;
+}
+
+} // namespace
+
+Value Interpreter::constDims(const std::string& spec, SourceRange range) {
+    std::vector<std::string> names;
+    std::string current;
+    for (char c : spec + ",") {
+        if (c == ',' || c == ' ' || c == '\t') {
+            if (!current.empty())
+                names.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    if (names.empty())
+        return error("wrong-arguments", range, "T.const needs at least one name");
+    std::vector<Value> values;
+    for (const std::string& n : names) {
+        ir::SpecializationParam p;
+        p.name = n;
+        p.range = range;
+        Value v;
+        bool found = false;
+        if (auto it = m_overrideValues.find(n); it != m_overrideValues.end()) {
+            v = it->second;
+            p.origin = ir::ParamOrigin::Override;
+            found = true;
+        }
+        if (!found && m_recorded) {
+            for (auto& [k, val] : m_recorded->args.keywords)
+                if (k == n && !val.isInert()) {
+                    v = val;
+                    found = true;
+                }
+            if (!found && m_recorded->fn && m_recorded->fn->def) {
+                // From the shape of a host tensor passed for an annotated parameter: A: T.Tensor((M, K),
+                // ...).
+                auto annotations = eagerAnnotations(m_recorded->fn->def->body);
+                const auto& params = *m_recorded->fn->params;
+                for (size_t k = 0; k < params.size() && !found; ++k) {
+                    auto it = annotations.find(params[k].name);
+                    if (it == annotations.end())
+                        continue;
+                    const Value* arg =
+                        k < m_recorded->args.positional.size() ? &m_recorded->args.positional[k] : nullptr;
+                    for (auto& [kw, val] : m_recorded->args.keywords)
+                        if (kw == params[k].name)
+                            arg = &val;
+                    if (!arg || !arg->items || arg->kind != ValueKind::Opaque)
+                        continue;
+                    for (size_t d = 0; d < it->second.size() && d < arg->items->size(); ++d)
+                        if (it->second[d] == n && (*arg->items)[d].isIntLike()) {
+                            v = (*arg->items)[d];
+                            found = true;
+                        }
+                }
+            }
+            if (found)
+                p.origin = ir::ParamOrigin::ModuleCall;
+        }
+        if (!found) {
+            p.origin = ir::ParamOrigin::Required;
+            describeParam(Value::none(), p);
+            p.text.clear();
+            if (m_spec)
+                m_spec->push_back(p);
+            error("missing-parameter", range, "compile-time dim '" + n + "' has no value",
+                  "pass -p " + n + "=VALUE");
+            values.push_back(Value::poison());
+            continue;
+        }
+        describeParam(v, p);
+        if (m_spec &&
+            std::none_of(m_spec->begin(), m_spec->end(), [&](const auto& q) { return q.name == n; }))
+            m_spec->push_back(p);
+        values.push_back(v);
+    }
+    if (values.size() == 1)
+        return values[0];
+    return Value::tuple(values);
+}
+
+std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<FunctionData>& fn,
+                                                       const Value* outIdx) {
+    m_trace = std::make_unique<TraceState>();
+    m_trace->emit.emplace_back();
+    ir::PrimFunc pf;
+    pf.name = fn->name;
+    pf.range = fn->range;
+    Env* env = newEnv(fn->closure);
+    Env* saved = m_env;
+    m_env = env;
+    bool ok = true;
+    std::vector<const ir::Var*> scalarParams;
+    if (fn->params) {
+        for (const ast::Param& p : *fn->params) {
+            if (!p.annotation) {
+                error("not-a-buffer", p.range,
+                      "parameter '" + p.name + "' of @T.prim_func '" + fn->name +
+                          "' has no T.Tensor annotation",
+                      "annotate it, e.g. " + p.name + ": T.Tensor((M, K), \"float16\")");
+                ok = false;
+                env->vars[p.name] = Value::poison();
+                continue;
+            }
+            Value type = eval(*p.annotation);
+            if (type.kind == ValueKind::TensorType) {
+                Value buf = makeTensorParam(type, p.name, p.range);
+                if (buf.kind == ValueKind::Buffer) {
+                    buf.buffer->paramIndex = static_cast<int>(pf.params.size());
+                    pf.params.push_back(buf.buffer);
+                } else {
+                    ok = false;
+                }
+                env->vars[p.name] = buf;
+            } else if (type.kind == ValueKind::DType) {
+                ir::Var* v = m_out.newVar(uniqueName(p.name), type.dtype, ir::VarKind::DynamicDim, p.range);
+                scalarParams.push_back(v);
+                env->vars[p.name] = Value::symbolic(ir::makeVarRef(v, p.range));
+            } else {
+                if (!type.isPoison())
+                    error("not-a-buffer", p.annotation->range,
+                          "parameter '" + p.name + "' must be annotated with T.Tensor(shape, dtype), not " +
+                              typeName(type));
+                ok = false;
+                env->vars[p.name] = Value::poison();
+            }
+        }
+    }
+    if (fn->def)
+        execBlock(fn->def->body);
+    m_env = saved;
+    pf.body = ir::makeSeq(std::move(m_trace->emit.front()), fn->range);
+    m_trace.reset();
+    if (outIdx && outIdx->kind != ValueKind::None) {
+        std::vector<Value> indices = outIdx->isSequence() ? *outIdx->items : std::vector<Value>{*outIdx};
+        for (const Value& v : indices) {
+            if (!v.isIntLike()) {
+                error("type-error", fn->range, "out_idx entries must be integers, not " + typeName(v));
+                continue;
+            }
+            int64_t k = v.i < 0 ? v.i + static_cast<int64_t>(pf.params.size()) : v.i;
+            if (k < 0 || k >= static_cast<int64_t>(pf.params.size())) {
+                error("index-out-of-range", fn->range,
+                      "out_idx " + std::to_string(v.i) + " is out of range for '" + fn->name + "' with " +
+                          std::to_string(pf.params.size()) + " tensor parameters");
+                continue;
+            }
+            const_cast<ir::Buffer*>(pf.params[static_cast<size_t>(k)])->isOutput = true;
+        }
+    }
+    pf.dynamicDims = m_dynamicDims;
+    pf.dynamicDims.insert(pf.dynamicDims.end(), scalarParams.begin(), scalarParams.end());
+    if (!ok)
+        return std::nullopt;
+    return pf;
+}
+
+std::optional<ir::PrimFunc> Interpreter::traceEager(const std::shared_ptr<FunctionData>& fn, Env* env) {
+    m_trace = std::make_unique<TraceState>();
+    m_trace->eager = true;
+    m_trace->emit.emplace_back();
+    for (const ast::Param& p : *fn->params)
+        m_trace->eagerParamNames.push_back(p.name);
+    ir::PrimFunc pf;
+    pf.name = fn->name;
+    pf.range = fn->range;
+    Env* saved = m_env;
+    m_env = env;
+    execBlock(fn->def->body);
+    m_env = saved;
+    pf.body = ir::makeSeq(std::move(m_trace->emit.front()), fn->range);
+    std::stable_sort(m_trace->eagerParams.begin(), m_trace->eagerParams.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [position, buffer] : m_trace->eagerParams) {
+        buffer->paramIndex = static_cast<int>(pf.params.size());
+        pf.params.push_back(buffer);
+    }
+    for (ir::Buffer* buffer : m_trace->eagerOutputs) {
+        buffer->paramIndex = static_cast<int>(pf.params.size());
+        pf.params.push_back(buffer);
+    }
+    pf.dynamicDims = m_dynamicDims;
+    m_trace.reset();
+    return pf;
+}
+
+bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOptions& options) {
+    m_options = &options;
+    m_spec = &m_out.specialization;
+    m_globals->vars["__name__"] = Value::str("__main__");
+
+    // 1. Host code, leniently.
+    m_hostMode = true;
+    ++m_quiet;
+    execBlock(module.body);
+    if (!m_recorded && !m_aborted) {
+        m_halt = false;
+        auto it = m_globals->vars.find("main");
+        if (it != m_globals->vars.end() && it->second.kind == ValueKind::Function && !it->second.fn->isJit &&
+            !it->second.fn->isPrimFunc) {
+            CallArgs none;
+            none.range = it->second.fn->range;
+            callFunction(it->second.fn, none, none.range);
+        }
+    }
+    --m_quiet;
+    m_hostMode = false;
+    m_halt = false;
+    m_aborted = false;
+    m_steps = 0;
+    m_callDepth = 0;
+    m_depth = 0;
+    m_env = m_globals;
+
+    SourceRange fileStart = SourceRange::make(module.file, 0, 0);
+
+    // 2. The entry.
+    std::shared_ptr<FunctionData> entry;
+    if (!options.entry.empty()) {
+        auto it = m_globals->vars.find(options.entry);
+        if (it != m_globals->vars.end() && it->second.kind == ValueKind::Function)
+            entry = it->second.fn;
+        if (!entry || (!entry->isJit && !entry->isPrimFunc)) {
+            std::vector<std::string> names;
+            for (const auto& fn : m_definedKernels)
+                names.push_back(fn->name);
+            std::string best = closestName(options.entry, names);
+            m_diagnostics.error("no-kernel", fileStart,
+                                "no @tilelang.jit function or @T.prim_func named '" + options.entry + "'",
+                                best.empty() ? "the module defines: " +
+                                                   [&] {
+                                                       std::string s;
+                                                       for (size_t k = 0; k < names.size(); ++k)
+                                                           s += (k ? ", " : "") + names[k];
+                                                       return s.empty() ? std::string("none") : s;
+                                                   }()
+                                             : "did you mean '" + best + "'?");
+            return false;
+        }
+    } else if (m_recorded && m_recorded->fn) {
+        entry = m_recorded->fn;
+    } else {
+        for (const auto& fn : m_definedKernels)
+            if (fn->isJit) {
+                entry = fn;
+                break;
+            }
+        if (!entry && !m_definedKernels.empty())
+            entry = m_definedKernels.front();
+    }
+    if (!entry) {
+        m_diagnostics.error(
+            "no-kernel", fileStart, "no @tilelang.jit function or @T.prim_func found",
+            "decorate the kernel with @tilelang.jit (returning a @T.prim_func) or @T.prim_func");
+        return false;
+    }
+    bool fromRecorded = m_recorded && m_recorded->fn == entry;
+
+    // Overrides, each parsed as a Python expression and evaluated in the module scope.
+    std::set<std::string> usedOverrides;
+    for (const auto& [name, text] : options.overrides) {
+        SourceManager local;
+        FileId file = local.addFile("<-p " + name + ">", text);
+        DiagnosticEngine localDiagnostics;
+        auto parsed = std::make_unique<ast::Module>(parseModule(local, file, localDiagnostics));
+        Value v = Value::poison();
+        if (!localDiagnostics.hasErrors() && parsed->body.size() == 1 && parsed->body[0] &&
+            parsed->body[0]->kind == ast::StmtKind::Expr && parsed->body[0]->value) {
+            ++m_quiet;
+            v = eval(*parsed->body[0]->value);
+            --m_quiet;
+        }
+        m_overrideAsts.push_back(std::move(parsed));
+        if (v.isInert()) {
+            m_diagnostics.error("invalid-override", fileStart,
+                                "override " + name + "=" + text + " is not a valid Python value",
+                                "write VALUE as a Python literal, e.g. -p " + name +
+                                    "=128 or -p dtype='float16'");
+            return false;
+        }
+        m_overrideValues[name] = v;
+    }
+
+    m_out.jitFunction = entry->isJit ? entry->name : std::string();
+    size_t errorsBefore = m_diagnostics.errorCount();
+    std::optional<ir::PrimFunc> func;
+    if (entry->isJit && entry->def) {
+        // 3. Parameters.
+        bool eager = containsWith(entry->def->body);
+        auto annotated =
+            eager ? eagerAnnotations(entry->def->body) : std::map<std::string, std::vector<std::string>>{};
+        Env* env = newEnv(entry->closure);
+        env->captured = true;
+        const std::vector<ast::Param>& params = *entry->params;
+        bool missing = false;
+        size_t positional = 0;
+        for (size_t k = 0; k < params.size(); ++k) {
+            const ast::Param& p = params[k];
+            if (p.kind == ast::ParamKind::VarArgs) {
+                env->vars[p.name] = Value::tuple({});
+                continue;
+            }
+            if (p.kind == ast::ParamKind::VarKeywords) {
+                env->vars[p.name] = Value::dictionary();
+                continue;
+            }
+            size_t position = p.kind == ast::ParamKind::Positional ? positional++ : SIZE_MAX;
+            if (annotated.count(p.name)) {
+                env->vars[p.name] = Value::none(); // a tensor: bound by its annotation in the body
+                continue;
+            }
+            ir::SpecializationParam sp;
+            sp.name = p.name;
+            sp.range = p.range;
+            std::optional<Value> value;
+            if (auto it = m_overrideValues.find(p.name); it != m_overrideValues.end()) {
+                value = it->second;
+                sp.origin = ir::ParamOrigin::Override;
+                usedOverrides.insert(p.name);
+            }
+            if (!value && fromRecorded) {
+                const CallArgs& call = m_recorded->args;
+                if (position < call.positional.size() && !call.positional[position].isInert())
+                    value = call.positional[position];
+                for (auto& [kw, val] : call.keywords)
+                    if (kw == p.name && !val.isInert())
+                        value = val;
+                if (value)
+                    sp.origin = ir::ParamOrigin::ModuleCall;
+            }
+            if (!value && k < entry->defaults.size() && entry->defaults[k] &&
+                !entry->defaults[k]->isInert()) {
+                value = *entry->defaults[k];
+                sp.origin = ir::ParamOrigin::Default;
+            }
+            if (!value) {
+                sp.origin = ir::ParamOrigin::Required;
+                m_out.specialization.push_back(sp);
+                m_diagnostics.error("missing-parameter", p.range,
+                                    "parameter '" + p.name + "' of '" + entry->name + "' has no value",
+                                    "pass -p " + p.name + "=VALUE");
+                missing = true;
+                continue;
+            }
+            describeParam(*value, sp);
+            m_out.specialization.push_back(sp);
+            env->vars[p.name] = *value;
+        }
+        if (missing)
+            return false;
+
+        // 4. The body.
+        if (eager) {
+            func = traceEager(entry, env);
+        } else {
+            Env* saved = m_env;
+            m_env = env;
+            ++m_callDepth;
+            Flow flow = execBlock(entry->def->body);
+            --m_callDepth;
+            m_env = saved;
+            Value result = flow == Flow::Return ? m_returnValue : Value::none();
+            m_returnValue = Value::none();
+            if (result.isPoison() || m_aborted)
+                return false;
+            if (result.kind != ValueKind::Function) {
+                if (m_diagnostics.errorCount() == errorsBefore)
+                    m_diagnostics.error(
+                        "no-kernel", entry->range,
+                        "jit function '" + entry->name + "' returned " + typeName(result) +
+                            ", not a @T.prim_func",
+                        "return the inner @T.prim_func, or write the kernel in the jit body (eager style)");
+                return false;
+            }
+            func = tracePrimFunc(result.fn, entry->outIdx.get());
+        }
+    } else {
+        Value outIdx = Value::none();
+        if (m_compileOutIdx && m_compileOutIdx->first == entry)
+            outIdx = m_compileOutIdx->second;
+        func = tracePrimFunc(entry, &outIdx);
+    }
+    for (const auto& [name, v] : m_overrideValues) {
+        bool used = usedOverrides.count(name) ||
+                    std::any_of(m_out.specialization.begin(), m_out.specialization.end(), [&](const auto& p) {
+                        return p.name == name && p.origin == ir::ParamOrigin::Override;
+                    });
+        if (!used)
+            m_diagnostics.warning("unused-override", fileStart,
+                                  "override '" + name + "' does not name a parameter of '" + entry->name +
+                                      "'");
+    }
+    if (!func || m_aborted)
+        return false;
+    m_out.funcs.push_back(std::move(*func));
+    return m_diagnostics.errorCount() == errorsBefore;
+}
+
+} // namespace elab
+
+std::unique_ptr<ir::Module> elaborate(const SourceManager& sources, const ast::Module& module,
+                                      const ElaborateOptions& options, DiagnosticEngine& diagnostics) {
+    auto out = std::make_unique<ir::Module>();
+    if (module.file < sources.fileCount())
+        out->sourceName = sources.file(module.file).name();
+    size_t errorsBefore = diagnostics.errorCount();
+    bool ok = false;
+    try {
+        elab::Interpreter interpreter(sources, diagnostics, *out, module.file);
+        ok = interpreter.elaborateModule(module, options);
+    } catch (const std::exception& e) {
+        // Never let an internal failure escape the engine API.
+        diagnostics.error("internal-error", SourceRange::make(module.file, 0, 0),
+                          std::string("elaboration failed internally: ") + e.what(),
+                          "please report this program to the TileBench developers");
+        return nullptr;
+    }
+    if (!ok || diagnostics.errorCount() > errorsBefore)
+        return nullptr;
+    return out;
+}
+
+} // namespace tb
