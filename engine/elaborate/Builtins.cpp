@@ -164,7 +164,7 @@ std::optional<ir::DType> Interpreter::toDType(const Value& v, SourceRange range,
         if (auto t = ir::parseDType(v.s))
             return t;
         if (report)
-            error("type-error", range, "'" + v.s + "' is not a dtype",
+            error("unknown-dtype", range, "'" + v.s + "' is not a dtype",
                   "use a TileLang dtype such as \"float16\", \"bfloat16\", \"float32\" or \"int32\"");
         return std::nullopt;
     }

@@ -133,11 +133,31 @@ Env* Interpreter::newEnv(Env* parent) {
     return m_envs.back().get();
 }
 
+namespace {
+
+// Every diagnostic carries a hint; where the call site has nothing more specific, the code's general advice.
+std::string defaultHint(const std::string& code) {
+    if (code == "division-by-zero")
+        return "the divisor is 0 with the current parameter values (`tilec params FILE` lists them); "
+               "guard the division or change the parameters";
+    if (code == "type-error")
+        return "convert one side explicitly, e.g. int(x), float(x) or str(x)";
+    if (code == "value-error" || code == "key-error")
+        return "check the value against what the call accepts";
+    if (code == "integer-overflow")
+        return "compile-time integers are 64-bit; use smaller values";
+    if (code == "invalid-shape")
+        return "shapes are tuples of positive integers, e.g. (block_M, block_K)";
+    return {};
+}
+
+} // namespace
+
 Value Interpreter::error(const std::string& code, SourceRange range, const std::string& message,
                          const std::string& hint) {
     if (m_quiet > 0)
         return Value::opaque("error: " + message);
-    m_diagnostics.error(code, range, message, hint);
+    m_diagnostics.error(code, range, message, hint.empty() ? defaultHint(code) : hint);
     return Value::poison();
 }
 

@@ -881,8 +881,9 @@ Value Interpreter::callTileOp(const std::string& name, CallArgs& args, SourceRan
                          "use a multiple of 32, e.g. threads=" +
                              std::to_string(std::max<int64_t>(32, (total + 31) / 32 * 32)));
         if (total > 1024)
-            return error("invalid-shape", b.at(0),
-                         "threads=" + std::to_string(total) + " exceeds the CUDA limit of 1024 per block");
+            return error("too-many-threads", b.at(0),
+                         "threads=" + std::to_string(total) + " exceeds the CUDA limit of 1024 per block",
+                         "use fewer threads (128 or 256 is typical) and give each thread more work");
         Value v;
         v.kind = ValueKind::KernelSpec;
         v.kernel = data;
@@ -1087,6 +1088,14 @@ Value Interpreter::callTileOp(const std::string& name, CallArgs& args, SourceRan
         bool mismatch = a.size() != c.size();
         for (size_t k = 0; !mismatch && k < a.size(); ++k)
             mismatch = differ(a[k], c[k]);
+        bool bothFragments = src->buffer->scope == ir::MemoryScope::Fragment &&
+                             dst->buffer->scope == ir::MemoryScope::Fragment;
+        if (mismatch && bothFragments)
+            return error("copy-fragment-shape", range,
+                         "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                             shapeText(src->extents) + " but '" + dst->buffer->name + "' is " +
+                             shapeText(dst->extents),
+                         "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
         if (mismatch)
             return error("copy-extent-mismatch", range,
                          "T.copy extents do not match: the source '" + src->buffer->name +
@@ -1280,9 +1289,11 @@ Value Interpreter::callTileOp(const std::string& name, CallArgs& args, SourceRan
         int64_t rank = static_cast<int64_t>(src->rank());
         int64_t normalized = dim < 0 ? dim + rank : dim;
         if (normalized < 0 || normalized >= rank)
-            return error("index-out-of-range", b.at(2),
+            return error("reduce-dim", b.at(2),
                          "dim=" + std::to_string(dim) + " is out of range for '" + src->name + "' with " +
-                             std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s"));
+                             std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s"),
+                         "dim counts from 0 (or from the end when negative): use dim=" +
+                             std::to_string(rank - 1) + " to reduce along the last dimension");
         std::vector<ir::ExprPtr> expected;
         for (int64_t d = 0; d < rank; ++d)
             if (d != normalized)
