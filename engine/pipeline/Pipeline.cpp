@@ -3,6 +3,17 @@
 #include "engine/check/Checks.h"
 #include "engine/frontend/Parser.h"
 #include "engine/ir/Verifier.h"
+#include "engine/passes/BankAnalysis.h"
+#include "engine/passes/CopyPlanning.h"
+#include "engine/passes/FragmentDerivation.h"
+#include "engine/passes/LayoutInference.h"
+#include "engine/passes/LayoutPipeline.h"
+#include "engine/passes/LoopPlanning.h"
+#include "engine/passes/PassContext.h"
+#include "engine/passes/ReducePlanning.h"
+#include "engine/passes/SharedLayouts.h"
+#include "engine/passes/SharedMemoryPlanning.h"
+#include "engine/passes/WarpPartition.h"
 
 namespace tb {
 
@@ -12,9 +23,20 @@ const std::vector<PassInfo>& pipelinePasses() {
         {"elaborate", "run the compile-time Python and build the Tile IR of the specialized kernel"},
         {"verify", "check the Tile IR's internal invariants (a failure is a TileBench bug)"},
         {"check", "check shapes, dtypes, scopes, indices, thread counts and the shared-memory budget"},
+        {"warp-partition", "choose each gemm's instruction (mma.sync or wgmma) and split its tile over warps"},
+        {"layout-inference", "infer every fragment's thread and register layout: strict, common, then free"},
+        {"loop-planning", "map each T.Parallel nest to threads and pick its vector width"},
+        {"reduce-planning", "plan reductions: thread-local, then shuffles, then a shared-memory round"},
+        {"copy-planning", "choose each T.copy's instruction (cp.async, vector ld/st) and thread mapping"},
+        {"shared-layouts", "choose each shared buffer's swizzle or padding, honouring T.annotate_layout"},
+        {"shared-memory-planning", "bytes per buffer x pipeline stages against the target; blocks per SM"},
+        {"bank-analysis", "enumerate every shared-memory warp instruction and count its bank wavefronts"},
     };
     return passes;
 }
+
+CompileResult::CompileResult() = default;
+CompileResult::~CompileResult() = default;
 
 namespace {
 
@@ -61,6 +83,34 @@ std::unique_ptr<CompileResult> compileTileProgram(std::string fileName, std::str
         if (r.module)
             check::checkModule(*r.module, options.target, r.diagnostics);
     });
+
+    // The layout engine. Each pass reads the plan its predecessors filled: warp grids fix the gemm
+    // fragments that inference propagates; loop, reduce and copy plans follow the inferred fragments;
+    // bank analysis needs the copy plans and the chosen shared layouts.
+    r.fragmentTables = std::make_unique<passes::FragmentTableCache>();
+    passes::PassContext context;
+    context.target = options.target;
+    context.options.disableWgmma = options.disableWgmma;
+    context.sources = &r.sources;
+    context.tables = r.fragmentTables.get();
+    auto layoutPass = [&](const char* name, auto&& pass) {
+        passes.run(name, [&] { pass(*r.module, *r.plan, context, r.diagnostics); });
+    };
+    if (r.module && !r.diagnostics.hasErrors()) {
+        r.plan = std::make_unique<layout::LayoutPlan>();
+        passes::initKernelPlans(*r.module, *r.plan, context);
+    }
+    if (r.plan) {
+        layoutPass("warp-partition", passes::runWarpPartition);
+        layoutPass("layout-inference", passes::runLayoutInference);
+        layoutPass("loop-planning", passes::runLoopPlanning);
+        layoutPass("reduce-planning", passes::runReducePlanning);
+        layoutPass("copy-planning", passes::runCopyPlanning);
+        layoutPass("shared-layouts", passes::runSharedLayouts);
+        layoutPass("shared-memory-planning", passes::runSharedMemoryPlanning);
+        passes.run("bank-analysis",
+                   [&] { passes::analyzeSharedAccesses(*r.module, *r.plan, options.target, r.diagnostics); });
+    }
     return result;
 }
 

@@ -490,4 +490,117 @@ std::optional<int64_t> CompiledIndexExpr::evaluate(const int64_t* slots) const {
     return top == 1 ? std::optional<int64_t>(stack[0]) : std::nullopt;
 }
 
+bool CompiledIndexExpr::evaluateColumns(const std::vector<std::vector<int64_t>>& columns, size_t count,
+                                        std::vector<int64_t>& out) const {
+    if (!m_valid)
+        return false;
+    // A stack of columns; constants stay scalars so that "x * 8" costs one pass over x.
+    struct Column {
+        bool scalar = true;
+        int64_t value = 0;
+        std::vector<int64_t> data;
+    };
+    std::vector<Column> stack;
+    stack.reserve(m_ops.size());
+    for (const Op& op : m_ops) {
+        if (op.kind == IndexExprKind::Constant) {
+            stack.push_back({true, op.value, {}});
+            continue;
+        }
+        if (op.kind == IndexExprKind::Var) {
+            if (op.value < 0 || static_cast<size_t>(op.value) >= columns.size() ||
+                columns[static_cast<size_t>(op.value)].size() < count)
+                return false;
+            const std::vector<int64_t>& column = columns[static_cast<size_t>(op.value)];
+            stack.push_back({false, 0, std::vector<int64_t>(column.begin(), column.begin() + count)});
+            continue;
+        }
+        if (stack.size() < 2)
+            return false;
+        Column b = std::move(stack.back());
+        stack.pop_back();
+        Column& a = stack.back();
+        if (a.scalar && b.scalar) {
+            std::optional<int64_t> r = applyBinary(op.kind, a.value, b.value);
+            if (!r)
+                return false;
+            a.value = *r;
+            continue;
+        }
+        std::vector<int64_t> result(count);
+        const int64_t* xa = a.scalar ? nullptr : a.data.data();
+        const int64_t* xb = b.scalar ? nullptr : b.data.data();
+        bool ok = true;
+        // The operation is chosen once per column, so each loop below is a tight, inlinable kernel.
+        auto apply = [&](auto&& fn) {
+            for (size_t n = 0; n < count && ok; ++n)
+                result[n] = fn(xa ? xa[n] : a.value, xb ? xb[n] : b.value);
+        };
+        switch (op.kind) {
+        case IndexExprKind::Add:
+            apply([&](int64_t x, int64_t y) {
+                std::optional<int64_t> r = checkedAdd(x, y);
+                ok = ok && r.has_value();
+                return r.value_or(0);
+            });
+            break;
+        case IndexExprKind::Mul:
+            apply([&](int64_t x, int64_t y) {
+                std::optional<int64_t> r = checkedMul(x, y);
+                ok = ok && r.has_value();
+                return r.value_or(0);
+            });
+            break;
+        case IndexExprKind::FloorDiv:
+            apply([&](int64_t x, int64_t y) {
+                if (y == 0 || (x == INT64_MIN && y == -1)) {
+                    ok = false;
+                    return int64_t(0);
+                }
+                return pyFloorDiv(x, y);
+            });
+            break;
+        case IndexExprKind::FloorMod:
+            apply([&](int64_t x, int64_t y) {
+                if (y == 0) {
+                    ok = false;
+                    return int64_t(0);
+                }
+                return y == -1 ? int64_t(0) : pyFloorMod(x, y);
+            });
+            break;
+        case IndexExprKind::Xor:
+            apply([](int64_t x, int64_t y) { return x ^ y; });
+            break;
+        case IndexExprKind::And:
+            apply([](int64_t x, int64_t y) { return x & y; });
+            break;
+        case IndexExprKind::Or:
+            apply([](int64_t x, int64_t y) { return x | y; });
+            break;
+        case IndexExprKind::Min:
+            apply([](int64_t x, int64_t y) { return x < y ? x : y; });
+            break;
+        case IndexExprKind::Max:
+            apply([](int64_t x, int64_t y) { return x > y ? x : y; });
+            break;
+        case IndexExprKind::Constant:
+        case IndexExprKind::Var:
+            ok = false;
+            break;
+        }
+        if (!ok)
+            return false;
+        a.scalar = false;
+        a.data = std::move(result);
+    }
+    if (stack.size() != 1)
+        return false;
+    if (stack[0].scalar)
+        out.assign(count, stack[0].value);
+    else
+        out = std::move(stack[0].data);
+    return true;
+}
+
 } // namespace tb::layout

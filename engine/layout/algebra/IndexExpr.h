@@ -114,6 +114,10 @@ public:
     // False when the expression uses a variable that is not in varOrder.
     bool valid() const { return m_valid; }
     std::optional<int64_t> evaluate(const int64_t* slots) const;
+    // Evaluates at `count` points at once, a column per variable (columns[slot][point]), one operation
+    // over all points at a time: the fast way to tabulate a whole layout. False when any point fails.
+    bool evaluateColumns(const std::vector<std::vector<int64_t>>& columns, size_t count,
+                         std::vector<int64_t>& out) const;
 
 private:
     struct Op {

@@ -109,6 +109,36 @@ std::optional<int64_t> Layout::offset(const std::vector<int64_t>& point) const {
     return flat;
 }
 
+std::optional<std::vector<int64_t>> Layout::offsetTable() const {
+    std::vector<std::string> names = detail::varNamesFor(m_inputShape.size());
+    int64_t count = std::max<int64_t>(inputSize(), 0);
+    // One column per input variable over every point in row-major order.
+    std::vector<std::vector<int64_t>> columns(m_inputShape.size(), std::vector<int64_t>(size_t(count)));
+    int64_t stride = 1;
+    for (size_t d = m_inputShape.size(); d-- > 0;) {
+        for (int64_t n = 0; n < count; ++n)
+            columns[d][size_t(n)] = (n / stride) % m_inputShape[d];
+        stride *= m_inputShape[d];
+    }
+    std::vector<int64_t> outShape = outputShape();
+    if (outShape.size() != m_forward.size())
+        return std::nullopt;
+    std::vector<int64_t> table(size_t(count), 0);
+    std::vector<int64_t> values;
+    for (size_t k = 0; k < m_forward.size(); ++k) {
+        CompiledIndexExpr compiled(m_forward[k], names);
+        if (!compiled.evaluateColumns(columns, size_t(count), values))
+            return std::nullopt;
+        for (int64_t n = 0; n < count; ++n) {
+            int64_t v = values[size_t(n)];
+            if (v < 0 || v >= outShape[k])
+                return std::nullopt;
+            table[size_t(n)] = table[size_t(n)] * outShape[k] + v;
+        }
+    }
+    return table;
+}
+
 std::vector<IndexExpr> Layout::forward(const std::vector<IndexExpr>& indices) const {
     size_t rank = m_inputShape.size();
     size_t leading = indices.size() > rank ? indices.size() - rank : 0;

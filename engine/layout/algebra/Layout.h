@@ -52,6 +52,9 @@ public:
     std::optional<std::vector<int64_t>> apply(const std::vector<int64_t>& point) const;
     // Row-major linearisation of apply(point) over outputShape().
     std::optional<int64_t> offset(const std::vector<int64_t>& point) const;
+    // offset(point) for every point of the input shape in row-major order, with the expressions compiled
+    // once (offset() recompiles per call: use this for whole tables). nullopt when any point fails.
+    std::optional<std::vector<int64_t>> offsetTable() const;
     // Substitutes actual index expressions. When more indices than input dimensions are given, the extra
     // leading ones pass through unchanged (a pipeline stage prefixed to a 2-D swizzle).
     std::vector<IndexExpr> forward(const std::vector<IndexExpr>& indices) const;

@@ -27,6 +27,11 @@ commands:
   params FILE       list the jit parameters, their values and where each came from
   ast FILE          print the syntax tree (debugging)
   run FILE --cpu    execute on the CPU reference executor and compare with the naive reference
+  layouts FILE      every buffer's inferred layout: fragments (thread, register) and shared swizzles
+  plan FILE         warp partitions, loop/reduce/copy plans and the shared-memory budget
+  banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
+  emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
+  run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
   passes            list the pipeline's passes
   samples           list the bundled samples
 
@@ -40,6 +45,8 @@ options:
   --json                   machine-readable output
   --seed N                 seed for the random inputs of run
   --time                   print per-pass timings
+  --tables                 with layouts/plan --json: element -> (thread, register) tables
+  --no-wgmma               plan gemms for mma.sync even on sm_90a (the portable path)
   -h, --help               this text
   --version                print the version
 
@@ -122,6 +129,10 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.gpu = true;
         } else if (arg == "--time") {
             cl.showTimings = true;
+        } else if (arg == "--tables") {
+            cl.tables = true;
+        } else if (arg == "--no-wgmma") {
+            cl.noWgmma = true;
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
             error = "unknown option '" + arg + "'";
             return std::nullopt;
@@ -134,10 +145,19 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
         return std::nullopt;
     }
     cl.command = positional[0];
-    if (positional.size() > 1)
-        cl.file = positional[1];
-    if (positional.size() > 2) {
-        error = "unexpected argument '" + positional[2] + "'";
+    size_t next = 1;
+    if (cl.command == "emit") {
+        if (positional.size() < 2 || (positional[1] != "cuda" && positional[1] != "ptx" && positional[1] != "sass")) {
+            error = "emit needs what to emit: cuda, ptx or sass (tilec emit cuda FILE)";
+            return std::nullopt;
+        }
+        cl.emitKind = positional[1];
+        next = 2;
+    }
+    if (positional.size() > next)
+        cl.file = positional[next];
+    if (positional.size() > next + 1) {
+        error = "unexpected argument '" + positional[next + 1] + "'";
         return std::nullopt;
     }
     return cl;

@@ -21,6 +21,7 @@ enum ExitCode : int {
 
 struct CommandLine {
     std::string command;
+    std::string emitKind; // emit: cuda, ptx or sass
     std::string file;
     std::vector<std::pair<std::string, std::string>> params; // -p NAME=VALUE
     std::vector<std::pair<std::string, std::string>> dims;   // --dim NAME=VALUE (T.dynamic sizes)
@@ -30,6 +31,8 @@ struct CommandLine {
     bool cpu = false;
     bool gpu = false;
     bool showTimings = false;
+    bool tables = false;  // layouts/plan --json: include element -> (thread, register) tables
+    bool noWgmma = false; // plan sm_90a gemms on the portable mma.sync path
     uint64_t seed = 0x7113BE7C;
     int repeat = 1;
 };

@@ -10,7 +10,11 @@
 #include "engine/ir/Printer.h"
 #include "engine/pipeline/Pipeline.h"
 #include "engine/support/Json.h"
+#include "engine/tools/tilec/BankCommand.h"
 #include "engine/tools/tilec/CommandLine.h"
+#include "engine/tools/tilec/EmitCommand.h"
+#include "engine/tools/tilec/GpuRunCommand.h"
+#include "engine/tools/tilec/LayoutCommands.h"
 #include "engine/tools/tilec/RunCommand.h"
 
 namespace tb::tilec {
@@ -44,10 +48,10 @@ bool loadInput(const std::string& file, Input& input) {
 void printTimings(const CompileResult& result) {
     double total = 0;
     for (const PassTiming& t : result.timings) {
-        std::fprintf(stderr, "  %-12s %8.3f ms\n", t.pass.c_str(), t.milliseconds);
+        std::fprintf(stderr, "  %-24s %8.3f ms\n", t.pass.c_str(), t.milliseconds);
         total += t.milliseconds;
     }
-    std::fprintf(stderr, "  %-12s %8.3f ms\n", "total", total);
+    std::fprintf(stderr, "  %-24s %8.3f ms\n", "total", total);
 }
 
 void printDiagnostics(const CompileResult& result, bool json) {
@@ -82,6 +86,7 @@ int runCompileCommand(const CommandLine& cl) {
         return ExitUsage;
     }
     options.target = *target;
+    options.disableWgmma = cl.noWgmma;
     if (cl.command == "ast")
         options.stopAfter = "parse";
     auto result = compileTileProgram(input.name, input.text, options);
@@ -123,14 +128,28 @@ int runCompileCommand(const CommandLine& cl) {
         }
         return ExitOk;
     }
-    if (cl.command == "run")
+    if (cl.command == "run" && !cl.gpu)
         return runOnCpu(cl, *result);
+    if (!result->plan) {
+        std::fprintf(stderr, "tilec: error: the layout engine produced no plan\n");
+        return ExitCompileError;
+    }
+    if (cl.command == "layouts")
+        return printLayouts(*result, *result->plan, cl.json, cl.tables);
+    if (cl.command == "plan")
+        return printPlan(*result, *result->plan, cl.json, cl.tables);
+    if (cl.command == "banks")
+        return printBanks(*result, *result->plan, cl.json);
+    if (cl.command == "emit")
+        return emitCode(cl, *result, *result->plan, cl.emitKind);
+    if (cl.command == "run" && cl.gpu)
+        return runOnGpu(cl, *result, *result->plan);
     return ExitUsage;
 }
 
 int listPasses() {
     for (const PassInfo& p : pipelinePasses())
-        std::printf("%-12s %s\n", p.name, p.summary);
+        std::printf("%-24s %s\n", p.name, p.summary);
     return ExitOk;
 }
 
@@ -164,14 +183,11 @@ int main(int argc, char** argv) {
     if (cl->command == "samples")
         return listSampleFiles();
     if (cl->command == "check" || cl->command == "ir" || cl->command == "params" || cl->command == "ast" ||
-        cl->command == "run") {
+        cl->command == "run" || cl->command == "layouts" || cl->command == "plan" || cl->command == "banks" ||
+        cl->command == "emit") {
         if (cl->file.empty()) {
             std::fprintf(stderr, "tilec: error: '%s' needs a FILE\n", cl->command.c_str());
             return ExitUsage;
-        }
-        if (cl->command == "run" && cl->gpu) {
-            std::fprintf(stderr, "tilec: error: GPU execution is not available in this build; use --cpu\n");
-            return ExitRuntimeError;
         }
         return runCompileCommand(*cl);
     }

@@ -1,0 +1,140 @@
+// Model building and the per-frame draw callbacks of the canvases.
+#include "app/CanvasPanels.h"
+
+#include <QTimer>
+
+namespace tb::app {
+
+CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
+    m_layoutCanvas = new views::ImGuiCanvas;
+    m_bankCanvas = new views::ImGuiCanvas;
+    m_warpCanvas = new views::ImGuiCanvas;
+    m_budgetCanvas = new views::ImGuiCanvas;
+    m_sweepCanvas = new views::ImGuiCanvas;
+    m_layoutCanvas->setObjectName("layoutCanvas");
+    m_bankCanvas->setObjectName("bankCanvas");
+    m_warpCanvas->setObjectName("warpCanvas");
+    m_budgetCanvas->setObjectName("budgetCanvas");
+    m_sweepCanvas->setObjectName("sweepCanvas");
+
+    m_layoutCanvas->setDrawFunction([this] {
+        views::LayoutViewState before = m_layoutState;
+        views::drawLayout(m_layout, m_bufferNames, m_layoutState);
+        if (before.buffer != m_layoutState.buffer || before.swizzle != m_layoutState.swizzle ||
+            before.byWarp != m_layoutState.byWarp)
+            QTimer::singleShot(0, this, [this] { rebuildLayout(); });
+    });
+    m_bankCanvas->setDrawFunction([this] {
+        int before = m_bankState.selected;
+        views::drawBankConflicts(m_bank, m_bankState);
+        if (m_bankState.selected != before && m_bankState.selected >= 0) {
+            views::selectBankRow(m_bank, m_bankState.selected);
+            m_bankCanvas->update();
+        }
+        if (m_bankState.clickedLine)
+            QTimer::singleShot(0, this,
+                               [this, line = int(m_bankState.clickedLine)] { emit lineClicked(line); });
+    });
+    m_warpCanvas->setDrawFunction([this] {
+        views::drawWarpPartition(m_warp, m_warpState);
+        if (m_warpState.clickedLine)
+            QTimer::singleShot(0, this,
+                               [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
+    });
+    m_budgetCanvas->setDrawFunction([this] { views::drawBudget(m_budget, m_budgetState); });
+    m_sweepCanvas->setDrawFunction([this] {
+        views::drawSweep(m_sweep, m_sweepState);
+        if (m_sweepState.clicked >= 0 && size_t(m_sweepState.clicked) < m_sweep.points.size()) {
+            int stages = int(m_sweep.points[size_t(m_sweepState.clicked)].value);
+            m_sweepState.clicked = -1;
+            QTimer::singleShot(0, this, [this, stages] { emit stagesVariantRequested(stages); });
+        }
+    });
+}
+
+void CanvasPanels::setDarkTheme(bool dark) {
+    for (views::ImGuiCanvas* c : {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
+        c->setDarkTheme(dark);
+}
+
+void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
+    // A failed compile keeps the last good pictures: the user is mid-edit, and the Issues dock says why.
+    if (!analysis || !analysis->plan || analysis->plan->kernels.empty())
+        return;
+    std::string previous = m_layoutState.buffer >= 0 && size_t(m_layoutState.buffer) < m_bufferNames.size()
+                               ? m_bufferNames[size_t(m_layoutState.buffer)]
+                               : std::string();
+    m_analysis = analysis;
+    m_buffers.clear();
+    m_bufferNames.clear();
+    bool several = analysis->plan->kernels.size() > 1;
+    for (size_t k = 0; k < analysis->plan->kernels.size(); ++k) {
+        const layout::KernelPlan& kernel = analysis->plan->kernels[k];
+        std::string prefix = several ? "k" + std::to_string(k) + " " : "";
+        for (size_t i = 0; i < kernel.fragments.size(); ++i) {
+            m_buffers.push_back({k, true, i});
+            m_bufferNames.push_back(prefix + kernel.fragments[i].buffer->name + " (fragment)");
+        }
+        for (size_t i = 0; i < kernel.sharedBuffers.size(); ++i) {
+            m_buffers.push_back({k, false, i});
+            m_bufferNames.push_back(prefix + kernel.sharedBuffers[i].buffer->name + " (shared)");
+        }
+    }
+    // Keep the user's buffer across edits when it still exists.
+    m_layoutState.buffer = 0;
+    for (size_t i = 0; i < m_bufferNames.size(); ++i)
+        if (m_bufferNames[i] == previous)
+            m_layoutState.buffer = int(i);
+    rebuildLayout();
+
+    const layout::KernelPlan& kernel = analysis->plan->kernels.front();
+    m_bank = views::buildBankConflictView(kernel, analysis->sources(), -1);
+    m_bankState.selected = m_bank.selected;
+    m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
+    m_budget = views::buildBudgetView(kernel, analysis->plan->target);
+    m_sweep = views::buildStageSweep(kernel, analysis->numStages());
+    for (views::ImGuiCanvas* c : {m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
+        c->update();
+}
+
+void CanvasPanels::rebuildLayout() {
+    if (!m_analysis || m_buffers.empty()) {
+        m_layout = {};
+        return;
+    }
+    m_layoutState.buffer = std::clamp(m_layoutState.buffer, 0, int(m_buffers.size()) - 1);
+    const BufferEntry& e = m_buffers[size_t(m_layoutState.buffer)];
+    const layout::KernelPlan& kernel = m_analysis->plan->kernels[e.kernel];
+    if (e.fragment) {
+        const layout::FragmentPlan& f = kernel.fragments[e.index];
+        m_layout = views::buildFragmentView(f.buffer->name, f.fragment,
+                                            m_layoutState.byWarp ? views::LayoutColoring::Warp
+                                                                 : views::LayoutColoring::Thread);
+        if (!f.origin.description.empty())
+            m_layout.subtitle = f.origin.description + "  |  " + m_layout.subtitle;
+    } else {
+        const layout::SharedBufferPlan& b = kernel.sharedBuffers[e.index];
+        int bits = ir::dtypeBits(b.buffer->dtype);
+        m_layout = m_layoutState.swizzle ? views::buildSharedView(b.buffer->name, b.choice.layout, bits, true)
+                                         : views::buildSharedView(b.buffer->name, b.unswizzled, bits, false);
+        if (m_layoutState.swizzle)
+            m_layout.subtitle =
+                std::string(layout::sharedLayoutKindName(b.choice.kind)) + ": " + b.choice.reason;
+    }
+    m_layoutCanvas->update();
+}
+
+void CanvasPanels::setLinkedLine(int line) {
+    m_bankState.highlightLine = uint32_t(std::max(0, line));
+    m_warpState.highlightLine = uint32_t(std::max(0, line));
+    // Select the line's first access so its punch card shows.
+    auto rows = m_bank.rowsOfLine(uint32_t(std::max(0, line)));
+    if (!rows.empty()) {
+        views::selectBankRow(m_bank, rows.front());
+        m_bankState.selected = m_bank.selected;
+    }
+    m_bankCanvas->update();
+    m_warpCanvas->update();
+}
+
+} // namespace tb::app

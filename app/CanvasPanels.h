@@ -1,0 +1,75 @@
+// The five canvases (layout, bank conflicts, warp partition, shared-memory budget, sweep) and their view
+// models and UI states. On a new analysis it rebuilds every model (pure C++, views/model); each frame the
+// canvases draw them (views/canvas). When a view's state asks for another model (another buffer, swizzle
+// off, another bank row) the model is rebuilt here, never inside the view. Linked selection: a tile-program
+// line highlights its accesses and gemms; clicking one reports its line back.
+#pragma once
+
+#include "app/CompileService.h"
+#include "views/canvas/ImGuiCanvas.h"
+#include "views/canvas/Views.h"
+
+#include <QObject>
+#include <vector>
+
+namespace tb::app {
+
+class CanvasPanels : public QObject {
+    Q_OBJECT
+public:
+    explicit CanvasPanels(QObject* parent = nullptr);
+
+    void setAnalysis(const AnalysisPtr& analysis);
+    void setLinkedLine(int line);
+    void setDarkTheme(bool dark);
+
+    views::ImGuiCanvas* layoutCanvas() const { return m_layoutCanvas; }
+    views::ImGuiCanvas* bankCanvas() const { return m_bankCanvas; }
+    views::ImGuiCanvas* warpCanvas() const { return m_warpCanvas; }
+    views::ImGuiCanvas* budgetCanvas() const { return m_budgetCanvas; }
+    views::ImGuiCanvas* sweepCanvas() const { return m_sweepCanvas; }
+
+    // The current models (tests check that each shows real data).
+    const views::LayoutViewModel& layoutModel() const { return m_layout; }
+    const std::vector<std::string>& layoutBuffers() const { return m_bufferNames; }
+    const views::BankConflictViewModel& bankModel() const { return m_bank; }
+    const views::WarpPartitionViewModel& warpModel() const { return m_warp; }
+    const views::BudgetViewModel& budgetModel() const { return m_budget; }
+    const views::SweepPlotModel& sweepModel() const { return m_sweep; }
+    views::LayoutViewState& layoutState() { return m_layoutState; }
+    views::BankViewState& bankState() { return m_bankState; }
+    // Rebuilds the layout model for the current layout state (after a test changes it).
+    void rebuildLayout();
+
+signals:
+    void lineClicked(int line);
+    void stagesVariantRequested(int stages);
+
+private:
+    struct BufferEntry {
+        size_t kernel = 0;
+        bool fragment = true;
+        size_t index = 0;
+    };
+
+    AnalysisPtr m_analysis;
+    std::vector<BufferEntry> m_buffers;
+    std::vector<std::string> m_bufferNames;
+    views::LayoutViewModel m_layout;
+    views::BankConflictViewModel m_bank;
+    views::WarpPartitionViewModel m_warp;
+    views::BudgetViewModel m_budget;
+    views::SweepPlotModel m_sweep;
+    views::LayoutViewState m_layoutState;
+    views::BankViewState m_bankState;
+    views::WarpViewState m_warpState;
+    views::BudgetViewState m_budgetState;
+    views::SweepViewState m_sweepState;
+    views::ImGuiCanvas* m_layoutCanvas;
+    views::ImGuiCanvas* m_bankCanvas;
+    views::ImGuiCanvas* m_warpCanvas;
+    views::ImGuiCanvas* m_budgetCanvas;
+    views::ImGuiCanvas* m_sweepCanvas;
+};
+
+} // namespace tb::app

@@ -1,0 +1,607 @@
+// Window assembly, the document flow (edit -> debounced compile -> every view) and the panels' actions.
+#include "app/MainWindow.h"
+
+#include "engine/catalog/SampleCatalog.h"
+#include "engine/gpu/CudaDriver.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTextBlock>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
+
+// Resources of a static library must be registered explicitly (outside any namespace).
+static void initTileBenchResources() {
+    Q_INIT_RESOURCE(tilebench);
+}
+
+namespace tb::app {
+
+namespace {
+
+const char* kSettingsGeometry = "window/geometry";
+const char* kSettingsState = "window/state";
+const char* kSettingsDark = "window/dark";
+const char* kSettingsRecent = "files/recent";
+
+QPalette themePalette(bool dark) {
+    if (!dark)
+        return QApplication::style()->standardPalette();
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(37, 37, 38));
+    p.setColor(QPalette::WindowText, QColor(220, 220, 220));
+    p.setColor(QPalette::Base, QColor(30, 30, 30));
+    p.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+    p.setColor(QPalette::Text, QColor(212, 212, 212));
+    p.setColor(QPalette::Button, QColor(51, 51, 55));
+    p.setColor(QPalette::ButtonText, QColor(220, 220, 220));
+    p.setColor(QPalette::Highlight, QColor(38, 79, 120));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(60, 60, 60));
+    p.setColor(QPalette::ToolTipText, Qt::white);
+    return p;
+}
+
+EditorDiagnostic toEditorDiagnostic(const views::ProgramAnalysis& a, const Diagnostic& d) {
+    EditorDiagnostic e;
+    e.error = d.severity == Severity::Error;
+    e.code = QString::fromStdString(d.code);
+    e.message = QString::fromStdString(d.message);
+    e.hint = QString::fromStdString(d.hint);
+    if (d.range.valid && d.range.file < a.sources().fileCount()) {
+        const SourceFile& f = a.sources().file(d.range.file);
+        LineCol begin = f.lineCol(d.range.begin), end = f.lineCol(std::max(d.range.end, d.range.begin));
+        e.line = int(begin.line);
+        e.column = int(begin.column);
+        e.endLine = int(end.line);
+        e.endColumn = int(end.column);
+    }
+    return e;
+}
+
+} // namespace
+
+MainWindow::MainWindow(Recovery recovery, QWidget* parent)
+    : QMainWindow(parent), m_editor(new CodeEditor), m_canvases(new CanvasPanels(this)),
+      m_recovery(std::move(recovery)) {
+    initTileBenchResources();
+    setObjectName("mainWindow");
+    setWindowIcon(QIcon(":/tilebench.svg"));
+    setCentralWidget(m_editor);
+    m_editor->setObjectName("editor");
+    setDockNestingEnabled(true);
+    buildDocks();
+    buildMenus();
+    resize(1560, 960);
+
+    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
+        m_dirty = true;
+        updateTitle();
+        scheduleCompile();
+    });
+    connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line) { linkSourceLine(line); });
+    connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
+    connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
+    connect(m_canvases, &CanvasPanels::stagesVariantRequested, this,
+            [this](int stages) { setOverride("num_stages", QString::number(stages)); });
+
+    auto* autosave = new QTimer(this);
+    connect(autosave, &QTimer::timeout, this, [this] {
+        if (m_dirty)
+            autosaveNow();
+    });
+    autosave->start(3000);
+
+    QSettings settings;
+    restoreGeometry(settings.value(kSettingsGeometry).toByteArray());
+    restoreState(settings.value(kSettingsState).toByteArray());
+    setDarkTheme(settings.value(kSettingsDark, true).toBool());
+    rebuildRecentMenu();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() {
+    m_compiler.waitForIdle(0);
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    m_docks.push_back(dock);
+    return dock;
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const {
+    for (QDockWidget* d : m_docks)
+        if (d->objectName() == objectName)
+            return d;
+    return nullptr;
+}
+
+void MainWindow::buildDocks() {
+    m_issues = new QListWidget;
+    m_issues->setObjectName("issues");
+    connect(m_issues, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        m_editor->gotoLine(item->data(Qt::UserRole).toInt(), item->data(Qt::UserRole + 1).toInt());
+        m_editor->setFocus();
+    });
+    connect(m_issues, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        m_editor->gotoLine(item->data(Qt::UserRole).toInt(), item->data(Qt::UserRole + 1).toInt());
+    });
+
+    m_parameters = new QWidget;
+    m_parameters->setObjectName("parameters");
+    m_parameterForm = new QFormLayout(m_parameters);
+
+    m_irView = new QPlainTextEdit;
+    m_irView->setObjectName("irView");
+    m_irView->setReadOnly(true);
+    m_irView->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_irView->setFont(m_editor->font());
+    connect(m_irView, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+        if (!m_updatingIr)
+            linkIrLine(m_irView->textCursor().blockNumber());
+    });
+
+    auto* run = new QWidget;
+    run->setObjectName("runPanel");
+    auto* runLayout = new QVBoxLayout(run);
+    m_gpuLabel = new QLabel;
+    m_gpuLabel->setWordWrap(true);
+    gpu::GpuAvailability gpus = gpu::probeGpus();
+    if (gpus.available && !gpus.devices.empty()) {
+        QString names;
+        for (const gpu::GpuDeviceInfo& d : gpus.devices)
+            names += QString("GPU %1: %2 (%3)\n")
+                         .arg(d.index)
+                         .arg(QString::fromStdString(d.name), QString::fromStdString(d.nativeArch()));
+        m_gpuLabel->setText(
+            names.trimmed() +
+            "\nRun checks on the CPU reference executor; GPU runs go through tilec and the runner.");
+    } else {
+        m_gpuLabel->setText("no GPU: CPU reference execution (" + QString::fromStdString(gpus.reason) + ")");
+    }
+    m_runButton = new QPushButton("Run on the CPU reference (Ctrl+R)");
+    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runProgram);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_runOutput = new QPlainTextEdit;
+    m_runOutput->setReadOnly(true);
+    m_history = new QListWidget;
+    runLayout->addWidget(m_gpuLabel);
+    runLayout->addWidget(m_runButton);
+    runLayout->addWidget(m_progress);
+    runLayout->addWidget(m_runOutput, 2);
+    runLayout->addWidget(new QLabel("history"));
+    runLayout->addWidget(m_history, 1);
+
+    QDockWidget* issues = addDock("Issues", "issuesDock", m_issues, Qt::BottomDockWidgetArea);
+    QDockWidget* params = addDock("Parameters", "parametersDock", m_parameters, Qt::LeftDockWidgetArea);
+    QDockWidget* runDock = addDock("Run", "runDock", run, Qt::LeftDockWidgetArea);
+    QDockWidget* ir = addDock("Tile IR", "irDock", m_irView, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(issues, ir);
+    issues->raise();
+    splitDockWidget(params, runDock, Qt::Vertical);
+    QDockWidget* layout =
+        addDock("Layout", "layoutDock", m_canvases->layoutCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* bank =
+        addDock("Bank conflicts", "bankDock", m_canvases->bankCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* warp =
+        addDock("Warp partition", "warpDock", m_canvases->warpCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* budget =
+        addDock("Shared-memory budget", "budgetDock", m_canvases->budgetCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* sweep =
+        addDock("Stage sweep", "sweepDock", m_canvases->sweepCanvas(), Qt::RightDockWidgetArea);
+    tabifyDockWidget(layout, bank);
+    tabifyDockWidget(bank, warp);
+    splitDockWidget(layout, budget, Qt::Vertical);
+    tabifyDockWidget(budget, sweep);
+    layout->raise();
+    budget->raise();
+    resizeDocks({layout}, {820}, Qt::Horizontal);
+    resizeDocks({layout, budget}, {600, 300}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open...", QKeySequence::Open, this, [this] {
+        QString path =
+            QFileDialog::getOpenFileName(this, "Open tile program", QString(), "Tile programs (*.py)");
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    file->addAction("&Save", QKeySequence::Save, this, [this] {
+        QString path = m_path;
+        if (path.isEmpty())
+            path = QFileDialog::getSaveFileName(this, "Save tile program", m_displayName,
+                                                "Tile programs (*.py)");
+        if (!path.isEmpty())
+            saveTo(path);
+    });
+    file->addAction("Save &As...", QKeySequence::SaveAs, this, [this] {
+        QString path =
+            QFileDialog::getSaveFileName(this, "Save tile program", m_displayName, "Tile programs (*.py)");
+        if (!path.isEmpty())
+            saveTo(path);
+    });
+    m_recentMenu = file->addMenu("Recent &Files");
+    QMenu* samples = file->addMenu("Open &Sample");
+    for (const SampleInfo& s : listSamples()) {
+        QAction* a = samples->addAction(QString::fromStdString(s.fileName), this,
+                                        [this, name = QString::fromStdString(s.name)] { openSample(name); });
+        a->setToolTip(QString::fromStdString(s.description));
+    }
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu("&Run");
+    run->addAction("&Run", QKeySequence("Ctrl+R"), this, &MainWindow::runProgram);
+    run->addAction("&Bench", QKeySequence("Ctrl+B"), this, [this] {
+        statusBar()->showMessage("bench needs a GPU and the runner: use `tilec bench` on the GPU machine",
+                                 5000);
+    });
+    run->addAction("&Profile", QKeySequence("Ctrl+P"), this, [this] {
+        statusBar()->showMessage("profile needs a GPU with CUPTI: use `tilec profile` on the GPU machine",
+                                 5000);
+    });
+    run->addAction("Next &Diagnostic", QKeySequence(Qt::Key_F8), this,
+                   [this] { m_editor->gotoNextDiagnostic(); });
+
+    QMenu* view = menuBar()->addMenu("&View");
+    QAction* dark = view->addAction("&Dark Theme");
+    dark->setCheckable(true);
+    dark->setChecked(true);
+    connect(dark, &QAction::toggled, this, [this](bool on) { setDarkTheme(on); });
+    view->addSeparator();
+    for (QDockWidget* d : m_docks)
+        view->addAction(d->toggleViewAction());
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+    m_dark = dark;
+    qApp->setPalette(themePalette(dark));
+    m_editor->setDarkTheme(dark);
+    m_canvases->setDarkTheme(dark);
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(QString("%1%2 - TileBench").arg(m_displayName, m_dirty ? " *" : ""));
+}
+
+bool MainWindow::openFile(const QString& path) {
+    std::string text;
+    if (!readTextFile(path.toStdString(), text)) {
+        statusBar()->showMessage("cannot read " + path, 5000);
+        return false;
+    }
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_displayName = QFileInfo(path).fileName();
+    m_overrides.clear();
+    m_editor->setPlainText(QString::fromStdString(text));
+    m_dirty = false;
+    m_recovery.clear();
+    updateTitle();
+    addRecentFile(m_path);
+    scheduleCompile(0);
+    return true;
+}
+
+bool MainWindow::openSample(const QString& name) {
+    auto sample = findSample(name.toStdString());
+    if (!sample) {
+        statusBar()->showMessage("no sample named " + name, 5000);
+        return false;
+    }
+    return openFile(QString::fromStdString(sample->path));
+}
+
+bool MainWindow::saveTo(const QString& path) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return false;
+    file.write(m_editor->toPlainText().toUtf8());
+    if (!file.commit())
+        return false;
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_displayName = QFileInfo(path).fileName();
+    m_dirty = false;
+    m_recovery.clear();
+    addRecentFile(m_path);
+    updateTitle();
+    return true;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(kSettingsRecent).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 10)
+        recent.removeLast();
+    settings.setValue(kSettingsRecent, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    for (const QString& path : QSettings().value(kSettingsRecent).toStringList())
+        m_recentMenu->addAction(path, this, [this, path] { openFile(path); });
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::setOverride(const QString& name, const QString& value) {
+    if (value.trimmed().isEmpty())
+        m_overrides.erase(name.toStdString());
+    else
+        m_overrides[name.toStdString()] = value.trimmed().toStdString();
+    scheduleCompile(0);
+}
+
+void MainWindow::scheduleCompile(int debounceMs) {
+    CompileOptions options;
+    for (const auto& [name, value] : m_overrides)
+        options.elaborate.overrides.push_back({name, value});
+    m_compiler.request(m_displayName, m_editor->toPlainText(), options, debounceMs);
+}
+
+bool MainWindow::compileNow(int timeoutMs) {
+    scheduleCompile(0);
+    return m_compiler.waitForIdle(timeoutMs);
+}
+
+void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
+    // Issues dock and editor diagnostics.
+    std::vector<EditorDiagnostic> editorDiagnostics;
+    m_issues->clear();
+    for (const Diagnostic& d : analysis->diagnostics()) {
+        EditorDiagnostic e = toEditorDiagnostic(*analysis, d);
+        auto* item = new QListWidgetItem(QString("%1:%2: %3: %4 [%5]")
+                                             .arg(e.line)
+                                             .arg(e.column)
+                                             .arg(severityName(d.severity), e.message, e.code));
+        item->setToolTip(e.tooltip());
+        item->setData(Qt::UserRole, e.line);
+        item->setData(Qt::UserRole + 1, e.column);
+        item->setForeground(e.error ? QColor("#f14c4c") : QColor("#cca700"));
+        m_issues->addItem(item);
+        editorDiagnostics.push_back(e);
+    }
+    m_editor->setDiagnostics(std::move(editorDiagnostics));
+    if (QDockWidget* d = dock("issuesDock"))
+        d->setWindowTitle(QString("Issues (%1)").arg(m_issues->count()));
+
+    // IR listing.
+    if (analysis->compile->module) {
+        QStringList lines;
+        for (const ir::PrintedLine& l : analysis->irLines)
+            lines << QString::fromStdString(l.text);
+        m_updatingIr = true;
+        m_irView->setPlainText(lines.join('\n'));
+        m_updatingIr = false;
+    }
+    updateParameters(analysis);
+    m_canvases->setAnalysis(analysis);
+    linkSourceLine(m_editor->currentLine());
+    statusBar()->showMessage(QString("compiled in %1 ms, layouts planned in %2 ms%3")
+                                 .arg(analysis->compileMilliseconds, 0, 'f', 1)
+                                 .arg(analysis->planMilliseconds, 0, 'f', 1)
+                                 .arg(analysis->ok() ? "" : " (errors: see Issues)"));
+}
+
+void MainWindow::updateParameters(const AnalysisPtr& analysis) {
+    if (!analysis->compile->module)
+        return;
+    const auto& params = analysis->compile->module->specialization;
+    // Rebuild the form only when the parameter list changed, so editing a field keeps its focus.
+    QByteArray signature;
+    for (const ir::SpecializationParam& p : params)
+        signature +=
+            QByteArray::fromStdString(p.name + "=" + p.text + "/" + ir::paramOriginName(p.origin) + ";");
+    if (signature == m_parameterSignature)
+        return;
+    m_parameterSignature = signature;
+    while (m_parameterForm->rowCount() > 0)
+        m_parameterForm->removeRow(0);
+    if (!analysis->compile->module->jitFunction.empty())
+        m_parameterForm->addRow(
+            new QLabel("jit function " + QString::fromStdString(analysis->compile->module->jitFunction)));
+    for (const ir::SpecializationParam& p : params) {
+        auto* edit = new QLineEdit(QString::fromStdString(p.text));
+        edit->setObjectName("param_" + QString::fromStdString(p.name));
+        edit->setToolTip(QString("origin: %1").arg(ir::paramOriginName(p.origin)));
+        connect(
+            edit, &QLineEdit::editingFinished, this,
+            [this, edit, name = QString::fromStdString(p.name), original = QString::fromStdString(p.text)] {
+                if (edit->text() != original || m_overrides.count(name.toStdString()))
+                    setOverride(name, edit->text());
+            });
+        m_parameterForm->addRow(
+            QString("%1 [%2]").arg(QString::fromStdString(p.name), ir::paramOriginName(p.origin)), edit);
+    }
+}
+
+void MainWindow::linkSourceLine(int line) {
+    AnalysisPtr a = m_compiler.current();
+    m_canvases->setLinkedLine(line);
+    if (!a)
+        return;
+    m_irLinked = a->irLinesOfSourceLine(uint32_t(std::max(0, line)));
+    QList<QTextEdit::ExtraSelection> selections;
+    for (int irLine : m_irLinked) {
+        QTextEdit::ExtraSelection s;
+        s.format.setBackground(m_dark ? QColor("#3a3d1e") : QColor("#fff3a0"));
+        s.format.setProperty(QTextFormat::FullWidthSelection, true);
+        s.cursor = QTextCursor(m_irView->document()->findBlockByNumber(irLine));
+        selections.append(s);
+    }
+    m_irView->setExtraSelections(selections);
+    if (!m_irLinked.empty()) {
+        m_updatingIr = true;
+        QTextCursor c(m_irView->document()->findBlockByNumber(m_irLinked.front()));
+        m_irView->setTextCursor(c);
+        m_irView->ensureCursorVisible();
+        m_updatingIr = false;
+    }
+}
+
+void MainWindow::linkIrLine(int irLine) {
+    AnalysisPtr a = m_compiler.current();
+    if (!a)
+        return;
+    uint32_t line = a->sourceLineOfIrLine(irLine);
+    m_editor->setLinkedLines(line ? std::vector<int>{int(line)} : std::vector<int>{});
+    if (line)
+        m_canvases->setLinkedLine(int(line));
+}
+
+void MainWindow::runProgram() {
+    AnalysisPtr a = m_compiler.current();
+    if (m_running)
+        return;
+    if (!a || !a->ok()) {
+        m_runOutput->setPlainText("cannot run: the program has errors (see Issues)");
+        return;
+    }
+    m_running = true;
+    m_runButton->setEnabled(false);
+    m_progress->setRange(0, 0); // busy
+    m_runOutput->setPlainText(m_gpuLabel->text() + "\nrunning " +
+                              QString::fromStdString(a->compile->module->funcs.front().name) +
+                              " on the CPU reference executor...");
+    QThreadPool::globalInstance()->start([this, a] {
+        CpuRunReport report = runOnCpuReference(*a);
+        QMetaObject::invokeMethod(
+            this, [this, report] { finishRun(report); }, Qt::QueuedConnection);
+    });
+}
+
+void MainWindow::finishRun(const CpuRunReport& report) {
+    m_running = false;
+    m_runButton->setEnabled(true);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(1);
+    QString text = m_gpuLabel->text() + "\n" + QString::fromStdString(report.summary());
+    for (const OutputCheck& o : report.outputs) {
+        text += QString("\n  %1: %2, max abs err %3, max rel err %4, %5 mismatches")
+                    .arg(QString::fromStdString(o.name), o.ok ? "ok" : "MISMATCH")
+                    .arg(o.maxAbsError, 0, 'g', 3)
+                    .arg(o.maxRelError, 0, 'g', 3)
+                    .arg(o.mismatches);
+        if (!o.firstMismatch.empty())
+            text += "\n    first mismatch " + QString::fromStdString(o.firstMismatch);
+    }
+    if (!report.executed || !report.checked)
+        text += "\n" + QString::fromStdString(report.error);
+    m_runOutput->setPlainText(text);
+    auto* item = new QListWidgetItem(QString("%1  %2  %3")
+                                         .arg(QTime::currentTime().toString("HH:mm:ss"), m_displayName,
+                                              QString::fromStdString(report.summary())));
+    item->setForeground(report.ok ? QColor("#4ec94e") : QColor("#f14c4c"));
+    m_history->insertItem(0, item);
+}
+
+bool MainWindow::waitForRun(int timeoutMs) {
+    QElapsedTimer timer;
+    timer.start();
+    while (m_running && timer.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return !m_running;
+}
+
+void MainWindow::autosaveNow() {
+    if (m_recovery.save(m_editor->toPlainText(), m_path))
+        statusBar()->showMessage("autosaved unsaved edits", 1500);
+}
+
+bool MainWindow::recoverUnsavedWork(bool ask) {
+    QString text, origin;
+    if (!m_recovery.exists() || !m_recovery.load(text, origin))
+        return false;
+    if (ask && QMessageBox::question(
+                   this, "Recover unsaved work?",
+                   QString("TileBench found unsaved edits%1 from a previous session. Recover them?")
+                       .arg(origin.isEmpty() ? "" : " to " + origin)) != QMessageBox::Yes) {
+        m_recovery.clear();
+        return false;
+    }
+    m_path = origin;
+    m_displayName = origin.isEmpty() ? "recovered.py" : QFileInfo(origin).fileName();
+    m_editor->setPlainText(text);
+    m_dirty = true;
+    updateTitle();
+    scheduleCompile(0);
+    return true;
+}
+
+bool MainWindow::saveScreenshots(const QString& directory) {
+    QDir().mkpath(directory);
+    bool ok = grab().save(directory + "/main-window.png");
+    for (QDockWidget* d : m_docks) {
+        d->show();
+        d->raise();
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 300)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QString name = d->objectName();
+        name.chop(4); // "layoutDock" -> "layout"
+        if (auto* canvas = qobject_cast<views::ImGuiCanvas*>(d->widget()))
+            ok = canvas->renderImage().save(directory + "/" + name + ".png") && ok;
+        else
+            ok = d->widget()->grab().save(directory + "/" + name + ".png") && ok;
+    }
+    ok = m_editor->grab().save(directory + "/editor.png") && ok;
+    return ok;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(kSettingsGeometry, saveGeometry());
+    settings.setValue(kSettingsState, saveState());
+    settings.setValue(kSettingsDark, m_dark);
+    if (m_dirty) {
+        auto answer = QMessageBox::question(this, "Unsaved changes", "Save changes to " + m_displayName + "?",
+                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel) {
+            event->ignore();
+            return;
+        }
+        if (answer == QMessageBox::Save) {
+            QString path = m_path.isEmpty()
+                               ? QFileDialog::getSaveFileName(this, "Save tile program", m_displayName)
+                               : m_path;
+            if (path.isEmpty() || !saveTo(path)) {
+                event->ignore();
+                return;
+            }
+        }
+    }
+    m_recovery.clear(); // a clean exit leaves nothing to recover
+    event->accept();
+}
+
+} // namespace tb::app

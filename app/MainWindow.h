@@ -1,0 +1,106 @@
+// The TileBench main window: the editor in the middle, every other panel a QDockWidget (Issues,
+// Parameters, Tile IR, Run, and the five canvases) that the user can rearrange; the arrangement, theme
+// and recent files persist in QSettings. It owns the document (the latest ProgramAnalysis from the
+// CompileService) and the shared selection (the current tile-program line), and passes both to the views.
+#pragma once
+
+#include "app/CanvasPanels.h"
+#include "app/CodeEditor.h"
+#include "app/CompileService.h"
+#include "app/CpuRun.h"
+#include "app/Recovery.h"
+
+#include <QMainWindow>
+#include <map>
+
+class QDockWidget;
+class QFormLayout;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace tb::app {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(Recovery recovery = Recovery(), QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    bool openFile(const QString& path);
+    bool openSample(const QString& name);
+    bool saveTo(const QString& path);
+    void setDarkTheme(bool dark);
+    bool darkTheme() const { return m_dark; }
+    // Compiles now (no debounce) and waits; for tests and screenshots.
+    bool compileNow(int timeoutMs = 20000);
+    // Offers the recovery file; `ask` false takes it without a dialog (tests).
+    bool recoverUnsavedWork(bool ask);
+    void autosaveNow();
+    // Renders every dock (and the whole window) to DIR/<name>.png.
+    bool saveScreenshots(const QString& directory);
+    // Starts a CPU run; waitForRun blocks (with events) until it finished.
+    void runProgram();
+    bool waitForRun(int timeoutMs);
+
+    CodeEditor* editor() const { return m_editor; }
+    CompileService& compiler() { return m_compiler; }
+    CanvasPanels& canvases() { return *m_canvases; }
+    QListWidget* issues() const { return m_issues; }
+    QPlainTextEdit* irView() const { return m_irView; }
+    QLabel* gpuLabel() const { return m_gpuLabel; }
+    QPlainTextEdit* runOutput() const { return m_runOutput; }
+    QListWidget* runHistory() const { return m_history; }
+    QWidget* parametersPanel() const { return m_parameters; }
+    const std::vector<int>& irLinkedLines() const { return m_irLinked; }
+    void setOverride(const QString& name, const QString& value);
+    QDockWidget* dock(const QString& objectName) const;
+    const QString& filePath() const { return m_path; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void scheduleCompile(int debounceMs = 150);
+    void showAnalysis(const AnalysisPtr& analysis);
+    void updateParameters(const AnalysisPtr& analysis);
+    void linkSourceLine(int line);
+    void linkIrLine(int irLine);
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void updateTitle();
+    void finishRun(const CpuRunReport& report);
+    QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
+
+    CodeEditor* m_editor;
+    CompileService m_compiler;
+    CanvasPanels* m_canvases;
+    Recovery m_recovery;
+    QListWidget* m_issues = nullptr;
+    QWidget* m_parameters = nullptr;
+    QFormLayout* m_parameterForm = nullptr;
+    QPlainTextEdit* m_irView = nullptr;
+    QLabel* m_gpuLabel = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPlainTextEdit* m_runOutput = nullptr;
+    QListWidget* m_history = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    std::vector<QDockWidget*> m_docks;
+    std::map<std::string, std::string> m_overrides;
+    std::vector<int> m_irLinked;
+    QString m_path;
+    QString m_displayName = "untitled.py";
+    bool m_dark = true;
+    bool m_dirty = false;
+    bool m_running = false;
+    bool m_updatingIr = false;
+    QByteArray m_parameterSignature;
+};
+
+} // namespace tb::app

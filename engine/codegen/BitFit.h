@@ -1,0 +1,33 @@
+// Closed forms for per-thread register maps. A fragment's inverse, (thread t, register r) -> logical element,
+// is known only as a table (engine/layout/algebra/FragmentTable.h). The generated kernel needs it as C code
+// in `t` and `r`: with `r` unrolled, every fragment access then folds to a constant register index and the
+// fragment stays in registers. The mma.sync and default-partition maps are sums of bit fields of t and r
+// (multiplications and divisions by powers of two), so each coordinate is fitted as
+//   f(t, r) = base + sum_k c_k * bit_k(t) + sum_m d_m * bit_m(r)
+// and the fit is checked at every table point. A map that is not of this form gets no fit, and the caller
+// falls back to an ownership-guarded loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tb::codegen {
+
+struct BitFit {
+    bool ok = false;
+    int64_t base = 0;
+    std::vector<int64_t> threadCoef; // one per bit of t
+    std::vector<int64_t> regCoef;    // one per bit of r
+
+    bool dependsOnThread() const;
+    bool isConstant() const;
+    // "((tx >> 2) & 7) + 8 * ((r >> 1) & 1)"-style C text; bit runs whose coefficients double are merged.
+    std::string toC(const std::string& threadName, const std::string& regName) const;
+};
+
+// values[t * regs + r]; nullopt entries are "don't care" (unused register slots).
+BitFit fitOverBits(const std::vector<std::optional<int64_t>>& values, int64_t threads, int64_t regs);
+
+} // namespace tb::codegen

@@ -1,0 +1,185 @@
+// generateCuda: one translation unit per PrimFunc (the device header, then one kernel per Kernel statement),
+// the line map, and the host-side evaluation of launch expressions. See CudaCodegen.h.
+#include "engine/codegen/CudaCodegen.h"
+
+#include "engine/codegen/DeviceHeader.h"
+#include "engine/codegen/KernelEmitter.h"
+#include "engine/passes/IrQueries.h"
+
+#include <algorithm>
+
+namespace tb::codegen {
+
+void LineMap::add(int generatedLine, SourceRange range, int sourceLine) {
+    m_entries.push_back({generatedLine, range, sourceLine});
+}
+
+std::optional<SourceRange> LineMap::rangeOf(int generatedLine) const {
+    auto it = std::lower_bound(m_entries.begin(), m_entries.end(), generatedLine,
+                               [](const LineMapEntry& e, int line) { return e.generatedLine < line; });
+    if (it == m_entries.end() || it->generatedLine != generatedLine)
+        return std::nullopt;
+    return it->range;
+}
+
+int LineMap::sourceLineOf(int generatedLine) const {
+    auto it = std::lower_bound(m_entries.begin(), m_entries.end(), generatedLine,
+                               [](const LineMapEntry& e, int line) { return e.generatedLine < line; });
+    return it == m_entries.end() || it->generatedLine != generatedLine ? 0 : it->sourceLine;
+}
+
+std::vector<int> LineMap::generatedLinesOf(int sourceLine) const {
+    std::vector<int> lines;
+    for (const auto& e : m_entries)
+        if (e.sourceLine == sourceLine && sourceLine > 0)
+            lines.push_back(e.generatedLine);
+    return lines;
+}
+
+std::vector<int> LineMap::generatedLinesOverlapping(FileId file, uint32_t begin, uint32_t end) const {
+    std::vector<int> lines;
+    for (const auto& e : m_entries)
+        if (e.range.valid && e.range.file == file && e.range.begin < end &&
+            begin < std::max(e.range.end, e.range.begin + 1))
+            lines.push_back(e.generatedLine);
+    return lines;
+}
+
+Target portableTarget(const Target& device) {
+    Target t = device;
+    t.hasWgmma = false;
+    t.hasTma = false;
+    return t;
+}
+
+namespace {
+
+std::optional<int64_t> evaluateLaunch(const ir::ExprPtr& e, const std::map<std::string, int64_t>& dims,
+                                      int depth) {
+    auto self = [&](auto&&, const ir::ExprPtr& x, int d) { return evaluateLaunch(x, dims, d); };
+    if (!e || depth > 200)
+        return std::nullopt;
+    switch (e->kind) {
+    case ir::ExprKind::IntImm:
+        return e->intValue;
+    case ir::ExprKind::VarRef: {
+        auto it = dims.find(e->var->name);
+        if (it == dims.end())
+            return std::nullopt;
+        return it->second;
+    }
+    case ir::ExprKind::Cast:
+        return self(self, e->operands[0], depth + 1);
+    case ir::ExprKind::Binary: {
+        auto a = self(self, e->operands[0], depth + 1), b = self(self, e->operands[1], depth + 1);
+        if (!a || !b)
+            return std::nullopt;
+        switch (e->binaryOp) {
+        case ir::BinaryOp::Add:
+            return *a + *b;
+        case ir::BinaryOp::Sub:
+            return *a - *b;
+        case ir::BinaryOp::Mul:
+            return *a * *b;
+        case ir::BinaryOp::Div:
+            if (*b == 0)
+                return std::nullopt;
+            return *a / *b;
+        case ir::BinaryOp::FloorDiv: {
+            if (*b == 0)
+                return std::nullopt;
+            int64_t q = *a / *b;
+            return (*a % *b != 0 && ((*a < 0) != (*b < 0))) ? q - 1 : q;
+        }
+        case ir::BinaryOp::FloorMod: {
+            if (*b == 0)
+                return std::nullopt;
+            int64_t m = *a % *b;
+            return (m != 0 && ((m < 0) != (*b < 0))) ? m + *b : m;
+        }
+        case ir::BinaryOp::Min:
+            return std::min(*a, *b);
+        case ir::BinaryOp::Max:
+            return std::max(*a, *b);
+        default:
+            return std::nullopt;
+        }
+    }
+    case ir::ExprKind::Select: {
+        auto c = self(self, e->operands[0], depth + 1);
+        if (!c)
+            return std::nullopt;
+        return self(self, e->operands[*c ? 1 : 2], depth + 1);
+    }
+    case ir::ExprKind::FloatImm:
+    case ir::ExprKind::BufferLoad:
+    case ir::ExprKind::Unary:
+    case ir::ExprKind::Call:
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<int64_t> evaluateLaunchExpr(const ir::ExprPtr& expr,
+                                          const std::map<std::string, int64_t>& dims) {
+    return evaluateLaunch(expr, dims, 0);
+}
+
+CudaKernelSource generateCuda(const ir::Module& module, const layout::LayoutPlan& plan, const Target& target,
+                              DiagnosticEngine& diagnostics, const SourceManager* sources) {
+    CudaKernelSource result;
+    result.ok = true;
+    for (const ir::PrimFunc& func : module.funcs) {
+        GeneratedUnit unit;
+        unit.func = &func;
+        std::vector<EmittedLine> lines;
+        std::string header = cudaDeviceHeader();
+        lines.push_back({"// Generated by TileBench from " + module.sourceName + " (" + func.name +
+                             ", target " + plan.target.name + " plan, portable mma.sync path). Do not edit.",
+                         {}});
+        size_t start = 0;
+        while (start < header.size()) {
+            size_t nl = header.find('\n', start);
+            if (nl == std::string::npos)
+                nl = header.size();
+            lines.push_back({header.substr(start, nl - start), {}});
+            start = nl + 1;
+        }
+        std::vector<passes::KernelRef> kernels;
+        for (const auto& k : passes::kernelsOf(module))
+            if (k.func == &func)
+                kernels.push_back(k);
+        for (size_t i = 0; i < kernels.size(); ++i) {
+            const layout::KernelPlan* kp = nullptr;
+            for (const auto& p : plan.kernels)
+                if (p.kernel == kernels[i].kernel)
+                    kp = &p;
+            std::string name = func.name + (kernels.size() > 1 ? "_kernel" + std::to_string(i) : "_kernel");
+            GeneratedKernel gk;
+            gk.firstLine = int(lines.size()) + 1;
+            KernelEmitter emitter(module, func, *kernels[i].kernel, kp, target, diagnostics, sources, name);
+            if (!emitter.emit(lines, gk))
+                result.ok = false;
+            gk.lastLine = int(lines.size());
+            lines.push_back({"", {}});
+            unit.kernels.push_back(std::move(gk));
+        }
+        for (size_t n = 0; n < lines.size(); ++n) {
+            unit.source += lines[n].text;
+            unit.source += '\n';
+            const SourceRange& r = lines[n].range;
+            if (r.valid) {
+                int sourceLine = 0;
+                if (sources && r.file < sources->fileCount())
+                    sourceLine = int(sources->file(r.file).lineCol(r.begin).line);
+                unit.lineMap.add(int(n) + 1, r, sourceLine);
+            }
+        }
+        result.units.push_back(std::move(unit));
+    }
+    return result;
+}
+
+} // namespace tb::codegen

@@ -1,0 +1,132 @@
+// The inline device header of generated kernels; see DeviceHeader.h.
+#include "engine/codegen/DeviceHeader.h"
+
+namespace tb::codegen {
+
+const char* cudaDeviceHeader() {
+    return R"CUDA(// ---- TileBench device helpers (self-contained: no CUDA headers needed) ----
+typedef unsigned long long tb_u64;
+struct half_t { unsigned short bits; };
+struct bfloat16_t { unsigned short bits; };
+struct __align__(16) tb_vec16 { unsigned x, y, z, w; };
+struct __align__(8) tb_vec8 { unsigned x, y; };
+typedef unsigned tb_vec4;
+
+// fp16 / bf16 <-> fp32 (round to nearest even), as PTX cvt.
+static __device__ __forceinline__ float tb_h2f(half_t h) {
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits)); return f;
+}
+static __device__ __forceinline__ half_t tb_f2h(float f) {
+    half_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f)); return h;
+}
+static __device__ __forceinline__ float tb_bf2f(bfloat16_t b) { return __uint_as_float(((unsigned)b.bits) << 16); }
+static __device__ __forceinline__ bfloat16_t tb_f2bf(float f) {
+    bfloat16_t b; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.bits) : "f"(f)); return b;
+}
+static __device__ __forceinline__ float tb_round_f16(float x) { return tb_h2f(tb_f2h(x)); }
+static __device__ __forceinline__ float tb_round_bf16(float x) { return tb_bf2f(tb_f2bf(x)); }
+// Two fp32 values as one packed f16x2 / bf16x2 register (lo in the low half), for mma operands.
+static __device__ __forceinline__ unsigned tb_pack_f16(float lo, float hi) {
+    return (unsigned)tb_f2h(lo).bits | ((unsigned)tb_f2h(hi).bits << 16);
+}
+static __device__ __forceinline__ unsigned tb_pack_bf16(float lo, float hi) {
+    return (unsigned)tb_f2bf(lo).bits | ((unsigned)tb_f2bf(hi).bits << 16);
+}
+
+// Python-style integer division and modulo (round toward negative infinity).
+template <typename T> static __device__ __forceinline__ T tb_floordiv(T a, T b) {
+    T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <typename T> static __device__ __forceinline__ T tb_floormod(T a, T b) {
+    T m = a % b; return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+template <typename T> static __device__ __forceinline__ T tb_min(T a, T b) { return a < b ? a : b; }
+template <typename T> static __device__ __forceinline__ T tb_max(T a, T b) { return a > b ? a : b; }
+static __device__ __forceinline__ float tb_min(float a, float b) { return fminf(a, b); }
+static __device__ __forceinline__ float tb_max(float a, float b) { return fmaxf(a, b); }
+static __device__ __forceinline__ double tb_min(double a, double b) { return fmin(a, b); }
+static __device__ __forceinline__ double tb_max(double a, double b) { return fmax(a, b); }
+
+// Fast exp2 (the MUFU.EX2 instruction); exp2(-inf) = 0.
+static __device__ __forceinline__ float tb_exp2(float x) {
+    float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
+}
+static __device__ __forceinline__ float tb_inf() { return __int_as_float(0x7f800000); }
+
+// Shared-memory address of a generic pointer (for cp.async and ldmatrix operands).
+static __device__ __forceinline__ unsigned tb_smem_addr(const void* p) {
+    tb_u64 a; asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p)); return (unsigned)a;
+}
+
+// cp.async (sm_80+): 16-byte global -> shared copies that bypass L1, grouped and waited for by count.
+static __device__ __forceinline__ void tb_cp_async_16(void* smem, const void* gmem) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(tb_smem_addr(smem)), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void tb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void tb_cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+}
+
+// ldmatrix: 8x8 b16 matrices from shared memory, one 16-byte row address per lane.
+static __device__ __forceinline__ void tb_ldmatrix_x1(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(tb_smem_addr(p)));
+}
+static __device__ __forceinline__ void tb_ldmatrix_x2(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(tb_smem_addr(p)));
+}
+static __device__ __forceinline__ void tb_ldmatrix_x4(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tb_smem_addr(p)));
+}
+static __device__ __forceinline__ void tb_ldmatrix_x1_trans(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(tb_smem_addr(p)));
+}
+static __device__ __forceinline__ void tb_ldmatrix_x2_trans(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(tb_smem_addr(p)));
+}
+static __device__ __forceinline__ void tb_ldmatrix_x4_trans(unsigned* r, const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tb_smem_addr(p)));
+}
+
+// mma.sync m16n8k16 with fp32 accumulators: c0..c3 += A (4 regs) x B (2 regs).
+static __device__ __forceinline__ void tb_mma_f16(float& c0, float& c1, float& c2, float& c3, const unsigned* a,
+                                                  unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+static __device__ __forceinline__ void tb_mma_bf16(float& c0, float& c1, float& c2, float& c3, const unsigned* a,
+                                                   unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Threadblock rasterization (T.use_swizzle, TileLang's rasterization2DRow/Column): consecutive blocks sweep
+// a band of `panel` block rows (columns), alternating direction, for L2 reuse. Returns the remapped (bx, by).
+static __device__ __forceinline__ void tb_rasterize_row(int panel, int& bx, int& by) {
+    const int gx = gridDim.x, gy = gridDim.y, total = gx * gy;
+    const int b = blockIdx.x + blockIdx.y * gx, size = panel * gx;
+    const int off = b % size, pid = b / size, npanels = (total + size - 1) / size;
+    const int stride = (pid + 1 < npanels) ? panel : (total - pid * size) / gx;
+    bx = (pid & 1) ? gx - 1 - off / stride : off / stride;
+    by = off % stride + pid * panel;
+}
+static __device__ __forceinline__ void tb_rasterize_col(int panel, int& bx, int& by) {
+    const int gx = gridDim.x, gy = gridDim.y, total = gx * gy;
+    const int b = blockIdx.x + blockIdx.y * gx, size = panel * gy;
+    const int off = b % size, pid = b / size, npanels = (total + size - 1) / size;
+    const int stride = (pid + 1 < npanels) ? panel : (total - pid * size) / gy;
+    by = (pid & 1) ? gy - 1 - off / stride : off / stride;
+    bx = off % stride + pid * panel;
+}
+// ---- end of helpers ----
+
+)CUDA";
+}
+
+} // namespace tb::codegen

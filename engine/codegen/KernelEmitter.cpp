@@ -1,0 +1,1370 @@
+// Kernel emission: prologue, statements, expressions, per-thread loops and shared-memory barriers. The tile
+// ops themselves are lowered in TileOpLowering.cpp. See KernelEmitter.h.
+#include "engine/codegen/KernelEmitter.h"
+
+#include "engine/ir/Visitor.h"
+#include "engine/passes/IrQueries.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tb::codegen {
+
+using ir::Buffer;
+using ir::DType;
+using ir::Expr;
+using ir::ExprKind;
+using ir::ExprPtr;
+using ir::MemoryScope;
+using ir::Stmt;
+using ir::StmtKind;
+using layout::IndexExpr;
+using layout::IndexExprKind;
+
+namespace {
+
+constexpr int kMaxDepth = 200;
+
+const char* blockIdxField(size_t d) {
+    return d == 0 ? "blockIdx.x" : d == 1 ? "blockIdx.y" : "blockIdx.z";
+}
+
+std::string floatLiteral(double v, DType type) {
+    if (std::isnan(v))
+        return type == DType::Float64 ? "__longlong_as_double(0x7ff8000000000000LL)"
+                                      : "__int_as_float(0x7fffffff)";
+    if (std::isinf(v)) {
+        std::string inf = type == DType::Float64 ? "((double)tb_inf())" : "tb_inf()";
+        return v < 0 ? "(-" + inf + ")" : inf;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, type == DType::Float64 ? "%.17g" : "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".eEn") == std::string::npos)
+        s += ".0";
+    if (type != DType::Float64)
+        s += "f";
+    return s;
+}
+
+// `(text)` unless it is already one atom: a name, a number, or one parenthesized group.
+std::string parenthesize(const std::string& text) {
+    if (text.find_first_of(" +-*/%^&|?<>!~") == std::string::npos)
+        return text;
+    if (!text.empty() && text.front() == '(' && text.back() == ')') {
+        int depth = 0;
+        size_t k = 0;
+        for (; k < text.size(); ++k) {
+            depth += text[k] == '(' ? 1 : text[k] == ')' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (k + 1 == text.size())
+            return text;
+    }
+    return "(" + text + ")";
+}
+
+bool isHalfLike(DType t) {
+    return t == DType::Float16 || t == DType::BFloat16;
+}
+
+std::string roundTo(DType t, const std::string& v) {
+    if (t == DType::Float16)
+        return "tb_round_f16(" + v + ")";
+    if (t == DType::BFloat16)
+        return "tb_round_bf16(" + v + ")";
+    return v;
+}
+
+} // namespace
+
+// IndexExpr -> C over named placeholders (indices are non-negative, so floor division is C division).
+std::string indexExprToC(const IndexExpr& e, const std::map<std::string, std::string>& vars) {
+    switch (e.kind()) {
+    case IndexExprKind::Constant:
+        return std::to_string(e.constantValue());
+    case IndexExprKind::Var: {
+        auto it = vars.find(e.varName());
+        return it != vars.end() ? it->second : e.varName();
+    }
+    case IndexExprKind::Add:
+        return "(" + indexExprToC(e.lhs(), vars) + " + " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::Mul:
+        return "(" + indexExprToC(e.lhs(), vars) + " * " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::FloorDiv:
+        return "(" + indexExprToC(e.lhs(), vars) + " / " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::FloorMod:
+        return "(" + indexExprToC(e.lhs(), vars) + " % " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::Xor:
+        return "(" + indexExprToC(e.lhs(), vars) + " ^ " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::And:
+        return "(" + indexExprToC(e.lhs(), vars) + " & " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::Or:
+        return "(" + indexExprToC(e.lhs(), vars) + " | " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::Min:
+        return "tb_min(" + indexExprToC(e.lhs(), vars) + ", " + indexExprToC(e.rhs(), vars) + ")";
+    case IndexExprKind::Max:
+        return "tb_max(" + indexExprToC(e.lhs(), vars) + ", " + indexExprToC(e.rhs(), vars) + ")";
+    }
+    return "0";
+}
+
+const char* cudaStorageType(DType type) {
+    switch (type) {
+    case DType::Bool:
+        return "bool";
+    case DType::Int8:
+        return "signed char";
+    case DType::Int16:
+        return "short";
+    case DType::Int32:
+        return "int";
+    case DType::Int64:
+        return "long long";
+    case DType::UInt8:
+        return "unsigned char";
+    case DType::UInt16:
+        return "unsigned short";
+    case DType::UInt32:
+        return "unsigned";
+    case DType::UInt64:
+        return "unsigned long long";
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+        return "unsigned char";
+    case DType::Float16:
+        return "half_t";
+    case DType::BFloat16:
+        return "bfloat16_t";
+    case DType::Float32:
+        return "float";
+    case DType::Float64:
+        return "double";
+    }
+    return "float";
+}
+
+const char* cudaComputeType(DType type) {
+    switch (type) {
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+    case DType::Float16:
+    case DType::BFloat16:
+        return "float";
+    case DType::Bool:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64:
+    case DType::UInt8:
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64:
+    case DType::Float32:
+    case DType::Float64:
+        return cudaStorageType(type);
+    }
+    return "float";
+}
+
+KernelEmitter::KernelEmitter(const ir::Module& module, const ir::PrimFunc& func, const ir::Stmt& kernel,
+                             const layout::KernelPlan* plan, const Target& target,
+                             DiagnosticEngine& diagnostics, const SourceManager* sources,
+                             std::string kernelName)
+    : m_module(module), m_func(func), m_kernel(kernel), m_plan(plan), m_target(target), m_diags(diagnostics),
+      m_sources(sources), m_kernelName(std::move(kernelName)) {
+    m_threads = passes::blockThreads(kernel);
+}
+
+// ---------------------------------------------------------------------------------------------- output
+
+void KernelEmitter::line(const std::string& text, SourceRange range) {
+    m_out->push_back({std::string(size_t(m_indent) * 4, ' ') + text, range});
+}
+
+void KernelEmitter::open(const std::string& head, SourceRange range) {
+    line(head + " {", range);
+    ++m_indent;
+}
+
+void KernelEmitter::close(const std::string& tail) {
+    --m_indent;
+    line("}" + tail);
+}
+
+std::string KernelEmitter::lineTag(const SourceRange& range) const {
+    if (!m_sources || !range.valid || range.file >= m_sources->fileCount())
+        return "";
+    return " (line " + std::to_string(m_sources->file(range.file).lineCol(range.begin).line) + ")";
+}
+
+void KernelEmitter::comment(const std::string& text, SourceRange range) {
+    line("// " + text + lineTag(range), range);
+}
+
+bool KernelEmitter::error(const std::string& code, SourceRange range, std::string message, std::string hint) {
+    m_diags.error(code, range.valid ? range : m_kernel.range, std::move(message), std::move(hint));
+    m_failed = true;
+    return false;
+}
+
+// ----------------------------------------------------------------------------------------------- names
+
+std::string KernelEmitter::internalName(const std::string& base) {
+    auto it = m_internal.find(base);
+    if (it != m_internal.end())
+        return it->second;
+    return m_internal[base] = unique(base);
+}
+
+void KernelEmitter::collectUserNames() {
+    for (const ir::Var& v : m_module.vars())
+        m_userNames.insert(v.name);
+    for (const ir::Buffer& b : m_module.buffers())
+        m_userNames.insert(b.name);
+    static const char* reserved[] = {
+        "int",    "float",  "double", "char",     "short",    "long",   "unsigned", "signed",   "bool",
+        "void",   "if",     "else",   "for",      "while",    "do",     "return",   "break",    "case",
+        "switch", "const",  "static", "struct",   "union",    "enum",   "auto",     "new",      "delete",
+        "this",   "class",  "true",   "false",    "half_t",   "printf", "register", "volatile", "default",
+        "goto",   "extern", "inline", "template", "typename", "main"};
+    for (const char* r : reserved)
+        m_taken.insert(r);
+}
+
+std::string KernelEmitter::unique(const std::string& base) {
+    std::string name = base;
+    while (m_userNames.count(name) || m_taken.count(name))
+        name += "_";
+    m_taken.insert(name);
+    return name;
+}
+
+namespace {
+std::string sanitize(const std::string& name) {
+    std::string s;
+    for (char c : name)
+        s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+        s = "v_" + s;
+    if (s.rfind("tb_", 0) == 0)
+        s = "u" + s;
+    return s;
+}
+} // namespace
+
+std::string KernelEmitter::nameOf(const ir::Var* var) {
+    auto it = m_varNames.find(var);
+    if (it != m_varNames.end())
+        return it->second;
+    std::string name = sanitize(var->name);
+    while (m_taken.count(name))
+        name += "_";
+    m_taken.insert(name);
+    return m_varNames[var] = name;
+}
+
+std::string KernelEmitter::nameOf(const ir::Buffer* buffer) {
+    auto it = m_bufferNames.find(buffer);
+    if (it != m_bufferNames.end())
+        return it->second;
+    std::string name = sanitize(buffer->name);
+    while (m_taken.count(name))
+        name += "_";
+    m_taken.insert(name);
+    return m_bufferNames[buffer] = name;
+}
+
+// -------------------------------------------------------------------------------------------- prologue
+
+void KernelEmitter::planSharedArena() {
+    // Buffers that T.Pipelined(num_stages >= 2) refills asynchronously get one copy per stage.
+    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        if (s.kind != StmtKind::For || s.loopKind != ir::LoopKind::Pipelined || s.pipeline.numStages < 2 ||
+            !s.body)
+            return;
+        std::vector<ir::StmtPtr> stmts = s.body->kind == StmtKind::Seq ? s.body->stmts : std::vector{s.body};
+        for (const auto& c : stmts)
+            if (c->kind == StmtKind::Copy && c->src.buffer && c->dst.buffer &&
+                c->src.buffer->scope == MemoryScope::Global && c->dst.buffer->scope == MemoryScope::Shared)
+                m_pipelineStages[c->dst.buffer] =
+                    std::max(m_pipelineStages[c->dst.buffer], s.pipeline.numStages);
+    });
+    int64_t offset = 0;
+    for (const Buffer* b : m_kernel.allocations) {
+        if (b->scope != MemoryScope::Shared)
+            continue;
+        auto shape = passes::constantShape(*b);
+        if (!shape) {
+            error("codegen-dynamic-shared", b->range, "shared buffer '" + b->name + "' has a symbolic shape",
+                  "give shared buffers compile-time shapes");
+            continue;
+        }
+        SharedSlot slot;
+        slot.stageElements = layout::shapeSize(*shape);
+        const layout::SharedBufferPlan* sp = m_plan ? m_plan->sharedOf(b) : nullptr;
+        if (sp) {
+            const layout::Layout& l = sp->choice.layout;
+            size_t r = l.inputShape().size();
+            bool matches = r >= 1 && r <= shape->size();
+            for (size_t d = 0; matches && d < r; ++d)
+                matches = l.inputShape()[d] == (*shape)[shape->size() - r + d];
+            if (matches) {
+                slot.layout = l;
+                slot.hasLayout = true;
+                int64_t lead = 1;
+                for (size_t d = 0; d + r < shape->size(); ++d)
+                    lead *= (*shape)[d];
+                slot.stageElements = lead * l.outputSize();
+            }
+        }
+        auto st = m_pipelineStages.find(b);
+        slot.stages = st != m_pipelineStages.end() ? st->second : 1;
+        offset = (offset + 127) / 128 * 128;
+        slot.offset = offset;
+        offset += slot.stageElements * ir::dtypeBytes(b->dtype) * slot.stages;
+        m_shared[b] = slot;
+    }
+    bool needsScratch = false;
+    if (m_plan)
+        for (const auto& rp : m_plan->reduces)
+            needsScratch = needsScratch || !rp.sharedOffsets.empty() || rp.throughSharedMemory;
+    if (needsScratch) {
+        offset = (offset + 127) / 128 * 128;
+        m_reduceScratchOffset = offset;
+        offset += m_threads * 8;
+    }
+    m_sharedBytes = offset;
+    if (m_target.maxSharedMemoryPerBlock > 0 && m_sharedBytes > m_target.maxSharedMemoryPerBlock)
+        error("codegen-shared-memory", m_kernel.range,
+              "the kernel needs " + std::to_string(m_sharedBytes) +
+                  " bytes of shared memory, more than the " +
+                  std::to_string(m_target.maxSharedMemoryPerBlock) + " a block may use on " + m_target.name,
+              "use smaller tiles or fewer pipeline stages");
+}
+
+std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
+    const ExprPtr& e = buffer->shape[dim];
+    if (auto c = ir::constantInt(e))
+        return std::to_string(*c);
+    return "(" + const_cast<KernelEmitter*>(this)->expr(e) + ")";
+}
+
+void KernelEmitter::emitPrologue(GeneratedKernel& out) {
+    // Parameters: tensors in order, then dynamic dims.
+    std::string sig;
+    for (const Buffer* b : m_func.params) {
+        KernelParam p;
+        p.kind = KernelParamKind::Tensor;
+        p.buffer = b;
+        p.name = nameOf(b);
+        p.cType = std::string(cudaStorageType(b->dtype)) + "*";
+        sig +=
+            (sig.empty() ? "" : ", ") + std::string(cudaStorageType(b->dtype)) + "* __restrict__ " + p.name;
+        out.params.push_back(p);
+    }
+    for (const ir::Var* v : m_func.dynamicDims) {
+        KernelParam p;
+        p.kind = KernelParamKind::DynamicDim;
+        p.var = v;
+        p.name = nameOf(v);
+        p.cType = cudaStorageType(v->dtype);
+        sig += (sig.empty() ? "" : ", ") + p.cType + " " + p.name;
+        out.params.push_back(p);
+    }
+    std::string gridText;
+    for (size_t d = 0; d < 3; ++d) {
+        ExprPtr g = d < m_kernel.grid.size() ? m_kernel.grid[d] : ir::makeInt(1);
+        out.launch.grid.push_back(g);
+        out.launch.gridText.push_back(expr(g));
+        if (d < m_kernel.grid.size())
+            gridText += (d ? ", " : "") + ir::printExpr(g);
+    }
+    out.launch.block[0] = m_threads;
+    out.launch.dynamicSharedBytes = m_sharedBytes;
+
+    comment("kernel " + m_kernelName + ": grid (" + gridText + "), " + std::to_string(m_threads) +
+                " threads, " + std::to_string(m_sharedBytes) + " bytes of dynamic shared memory",
+            m_kernel.range);
+    line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(m_threads) + ") " + m_kernelName +
+             "(" + sig + ") {",
+         m_kernel.range);
+    ++m_indent;
+    if (m_sharedBytes > 0)
+        line("extern __shared__ __align__(128) unsigned char tb_smem[];");
+    line("const int " + m_tx + " = threadIdx.x;");
+    // Block indices, remapped by T.use_swizzle when present.
+    const Stmt* swizzle = nullptr;
+    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        if (s.kind == StmtKind::UseSwizzle && !swizzle)
+            swizzle = &s;
+    });
+    bool rasterize = swizzle && m_kernel.blockVars.size() >= 2 &&
+                     (!swizzle->value || ir::constantInt(swizzle->value) != 0);
+    for (size_t d = 0; d < m_kernel.blockVars.size() && d < 3; ++d)
+        line(std::string(rasterize && d < 2 ? "int " : "const int ") + nameOf(m_kernel.blockVars[d]) + " = " +
+                 blockIdxField(d) + ";",
+             m_kernel.range);
+    if (rasterize) {
+        line(std::string(swizzle->rowOrder ? "tb_rasterize_row(" : "tb_rasterize_col(") +
+                 std::to_string(swizzle->panelSize) + ", " + nameOf(m_kernel.blockVars[0]) + ", " +
+                 nameOf(m_kernel.blockVars[1]) + "); // T.use_swizzle: L2-friendly block order",
+             swizzle->range);
+    }
+    for (const Buffer* b : m_kernel.allocations) {
+        switch (b->scope) {
+        case MemoryScope::Shared: {
+            auto it = m_shared.find(b);
+            if (it == m_shared.end())
+                break;
+            const SharedSlot& slot = it->second;
+            std::string how = slot.hasLayout && m_plan && m_plan->sharedOf(b)
+                                  ? layout::sharedLayoutKindName(m_plan->sharedOf(b)->choice.kind)
+                                  : "linear";
+            line(std::string(cudaStorageType(b->dtype)) + "* " + nameOf(b) + " = reinterpret_cast<" +
+                     cudaStorageType(b->dtype) + "*>(tb_smem + " + std::to_string(slot.offset) + "); // " +
+                     std::to_string(slot.stages) + " x " + std::to_string(slot.stageElements) +
+                     " elements, " + how,
+                 b->range);
+            break;
+        }
+        case MemoryScope::Fragment: {
+            const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(b) : nullptr;
+            if (!fp) {
+                error("codegen-no-fragment-layout", b->range,
+                      "fragment '" + b->name + "' has no layout in the plan",
+                      "run the layout passes before code generation");
+                break;
+            }
+            int64_t regs = fp->fragment.registersPerThread();
+            line(std::string(cudaComputeType(b->dtype)) + " " + nameOf(b) + "[" + std::to_string(regs) +
+                     "]; // fragment: " + std::to_string(regs) + " registers per thread",
+                 b->range);
+            break;
+        }
+        case MemoryScope::Local: {
+            auto n = b->constantElementCount();
+            if (!n) {
+                error("codegen-dynamic-local", b->range,
+                      "local buffer '" + b->name + "' has a symbolic shape");
+                break;
+            }
+            line(std::string(cudaComputeType(b->dtype)) + " " + nameOf(b) + "[" + std::to_string(*n) + "];",
+                 b->range);
+            break;
+        }
+        case MemoryScope::LocalVar:
+            line(std::string(cudaComputeType(b->dtype)) + " " + nameOf(b) +
+                     (b->initValue ? " = " + expr(*b->initValue) : std::string(" = 0")) + ";",
+                 b->range);
+            break;
+        case MemoryScope::Global:
+            error("codegen-global-workspace", b->range,
+                  "T.alloc_global workspace '" + b->name + "' is not supported by the CUDA backend yet",
+                  "pass the workspace as a kernel parameter");
+            break;
+        }
+    }
+    if (m_reduceScratchOffset >= 0) {
+        m_reduceScratch = unique("red_buf");
+        line("float* " + m_reduceScratch + " = reinterpret_cast<float*>(tb_smem + " +
+             std::to_string(m_reduceScratchOffset) + "); // all-reduce scratch across warps");
+    }
+}
+
+bool KernelEmitter::emit(std::vector<EmittedLine>& lines, GeneratedKernel& out) {
+    m_out = &lines;
+    collectUserNames();
+    m_tx = unique("tx");
+    m_regName = unique("r");
+    m_repName = unique("rep");
+    out.name = m_kernelName;
+    out.kernel = &m_kernel;
+    planSharedArena();
+    emitPrologue(out);
+    if (m_kernel.body)
+        emitSeqOrStmt(m_kernel.body, 0);
+    close();
+    return !m_failed;
+}
+
+// ------------------------------------------------------------------------------------------ statements
+
+void KernelEmitter::emitSeqOrStmt(const ir::StmtPtr& s, int depth) {
+    if (s)
+        emitStmt(*s, depth);
+}
+
+void KernelEmitter::emitStmt(const Stmt& s, int depth) {
+    if (depth > kMaxDepth) {
+        error("codegen-too-deep", s.range, "statements nest deeper than " + std::to_string(kMaxDepth));
+        return;
+    }
+    switch (s.kind) {
+    case StmtKind::Seq:
+        for (const auto& c : s.stmts)
+            emitSeqOrStmt(c, depth + 1);
+        return;
+    case StmtKind::Kernel:
+        error("codegen-nested-kernel", s.range, "a T.Kernel inside another kernel");
+        return;
+    case StmtKind::For:
+        emitFor(s, depth);
+        return;
+    case StmtKind::IfThenElse: {
+        // Branches are tracked separately and merged: a barrier inside is executed by every thread because
+        // tile-level conditions are block-uniform.
+        open("if (" + expr(s.cond) + ")", s.range);
+        bool pr = m_pendingRead, pw = m_pendingWrite;
+        emitSeqOrStmt(s.body, depth + 1);
+        bool tr = m_pendingRead, tw = m_pendingWrite;
+        m_pendingRead = pr;
+        m_pendingWrite = pw;
+        if (s.elseBody) {
+            close(" else {");
+            ++m_indent;
+            emitSeqOrStmt(s.elseBody, depth + 1);
+        }
+        close();
+        m_pendingRead = m_pendingRead || tr;
+        m_pendingWrite = m_pendingWrite || tw;
+        return;
+    }
+    case StmtKind::Store:
+        syncFor(s);
+        emitElementStmt(s, depth);
+        return;
+    case StmtKind::Copy:
+        syncFor(s);
+        lowerCopy(s);
+        return;
+    case StmtKind::Gemm:
+        syncFor(s);
+        lowerGemm(s);
+        return;
+    case StmtKind::Fill:
+        syncFor(s);
+        lowerFill(s);
+        return;
+    case StmtKind::Reduce:
+        lowerReduce(s);
+        return;
+    case StmtKind::AtomicAdd:
+        syncFor(s);
+        lowerAtomicAdd(s);
+        return;
+    case StmtKind::AnnotateLayout:
+        comment("T.annotate_layout: applied through the layout plan", s.range);
+        return;
+    case StmtKind::UseSwizzle:
+        comment("T.use_swizzle(panel_size=" + std::to_string(s.panelSize) +
+                    "): applied to the block indices above",
+                s.range);
+        return;
+    case StmtKind::Print:
+        emitPrint(s);
+        return;
+    }
+}
+
+void KernelEmitter::emitFor(const Stmt& s, int depth) {
+    if (s.loopKind == ir::LoopKind::Parallel) {
+        emitParallelNest(s);
+        return;
+    }
+    if (s.loopKind == ir::LoopKind::Pipelined && s.pipeline.numStages >= 2) {
+        emitPipelined(s, depth);
+        return;
+    }
+    bool r = false, w = false;
+    if (s.body)
+        sharedEffects(*s.body, r, w);
+    std::string v = nameOf(s.loopVar);
+    std::string lo = expr(s.min), n = expr(s.extent);
+    std::string what =
+        s.loopKind == ir::LoopKind::Pipelined
+            ? "T.Pipelined(num_stages=" + std::to_string(s.pipeline.numStages) + "): not software-pipelined"
+            : std::string("T.") + ir::loopKindName(s.loopKind);
+    comment(what, s.range);
+    if (s.loopKind == ir::LoopKind::Unroll)
+        line("#pragma unroll");
+    std::string upper = ir::constantInt(s.min) == 0 ? n : lo + " + " + n;
+    open("for (int " + v + " = " + lo + "; " + v + " < " + upper + "; ++" + v + ")", s.range);
+    if (r || w)
+        m_pendingRead = m_pendingWrite = true; // the previous iteration's accesses
+    emitSeqOrStmt(s.body, depth + 1);
+    close();
+    if (r || w)
+        m_pendingRead = m_pendingWrite = true;
+}
+
+void KernelEmitter::emitParallelNest(const Stmt& s) {
+    std::vector<const ir::Var*> vars;
+    std::vector<int64_t> extents;
+    const Stmt* cur = &s;
+    const Stmt* body = nullptr;
+    while (true) {
+        auto ext = ir::constantInt(cur->extent);
+        if (!ext || ir::constantInt(cur->min) != 0) {
+            error("codegen-dynamic-parallel", cur->range,
+                  "T.Parallel extents must be compile-time constants starting at 0 in the CUDA backend");
+            return;
+        }
+        vars.push_back(cur->loopVar);
+        extents.push_back(*ext);
+        const Stmt* inner = cur->body.get();
+        if (inner && inner->kind == StmtKind::Seq && inner->stmts.size() == 1)
+            inner = inner->stmts[0].get();
+        if (inner && inner->kind == StmtKind::For && inner->loopKind == ir::LoopKind::Parallel) {
+            cur = inner;
+            continue;
+        }
+        body = cur->body.get();
+        break;
+    }
+    if (!body)
+        return;
+    const layout::ParallelLoopPlan* lp = nullptr;
+    if (m_plan)
+        for (const auto& p : m_plan->loops)
+            if (p.loop == &s)
+                lp = &p;
+    layout::Fragment map;
+    std::string origin;
+    if (lp && lp->loopLayout.inputShape() == extents) {
+        map = lp->loopLayout;
+        origin = lp->origin.description;
+    } else {
+        map = defaultPartition(extents, m_threads, 1);
+        origin = "default partition";
+    }
+    syncFor(s);
+    std::string shape;
+    for (int64_t e : extents)
+        shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+    emitSimtLoop(map, vars, *body, s.range,
+                 "T.Parallel(" + shape + ")" + (origin.empty() ? "" : " [" + origin + "]"), false);
+}
+
+void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
+    const int S = s.pipeline.numStages;
+    std::vector<ir::StmtPtr> stmts = s.body->kind == StmtKind::Seq ? s.body->stmts : std::vector{s.body};
+    std::vector<const Stmt*> async, rest;
+    for (const auto& c : stmts) {
+        bool isAsync = c->kind == StmtKind::Copy && c->src.buffer && c->dst.buffer &&
+                       c->src.buffer->scope == MemoryScope::Global &&
+                       c->dst.buffer->scope == MemoryScope::Shared && m_pipelineStages.count(c->dst.buffer);
+        (isAsync ? async : rest).push_back(c.get());
+    }
+    std::string v = nameOf(s.loopVar);
+    std::string lo = expr(s.min);
+    bool zeroMin = ir::constantInt(s.min) == 0;
+    std::string n = expr(s.extent);
+    auto iterValue = [&](const std::string& it) { return zeroMin ? it : "(" + lo + " + " + it + ")"; };
+    std::string stageVar = unique("stage");
+    comment("T.Pipelined(num_stages=" + std::to_string(S) + "): " + std::to_string(S - 1) +
+                " tiles in flight through cp.async, stage-indexed shared buffers",
+            s.range);
+    // Prologue: the first S-1 iterations' copies, one commit group each.
+    comment("pipeline prologue: load the first " + std::to_string(S - 1) + " tiles", s.range);
+    line("#pragma unroll");
+    open("for (int " + stageVar + " = 0; " + stageVar + " < " + std::to_string(S - 1) + "; ++" + stageVar +
+             ")",
+         s.range);
+    open("if (" + stageVar + " < " + n + ")", s.range);
+    m_varOverride[s.loopVar] = iterValue(stageVar);
+    for (const Stmt* c : async)
+        m_stageExpr[c->dst.buffer] = stageVar;
+    m_inPipelineIssue = true;
+    for (const Stmt* c : async)
+        lowerCopy(*c);
+    m_inPipelineIssue = false;
+    m_varOverride.erase(s.loopVar);
+    close();
+    line("tb_cp_async_commit();", s.range);
+    close();
+    std::string it = zeroMin ? v : unique(v + "_iter");
+    open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")", s.range);
+    if (!zeroMin)
+        line("const int " + v + " = " + lo + " + " + it + ";");
+    line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // tile " + it + " has landed", s.range);
+    barrier("all threads' copies visible; slot " + it + " - 1 is free");
+    m_pendingRead = m_pendingWrite = false;
+    std::string ahead = "(" + it + " + " + std::to_string(S - 1) + ")";
+    open("if (" + ahead + " < " + n + ")", s.range);
+    comment("prefetch tile " + ahead + " into slot " + ahead + " % " + std::to_string(S), s.range);
+    m_varOverride[s.loopVar] = iterValue(ahead);
+    for (const Stmt* c : async)
+        m_stageExpr[c->dst.buffer] = ahead + " % " + std::to_string(S);
+    m_inPipelineIssue = true;
+    for (const Stmt* c : async)
+        lowerCopy(*c);
+    m_inPipelineIssue = false;
+    m_varOverride.erase(s.loopVar);
+    close();
+    line("tb_cp_async_commit();", s.range);
+    for (const Stmt* c : async)
+        m_stageExpr[c->dst.buffer] = "(" + it + " % " + std::to_string(S) + ")";
+    for (const Stmt* c : rest)
+        emitStmt(*c, depth + 1);
+    close();
+    for (const Stmt* c : async)
+        m_stageExpr.erase(c->dst.buffer);
+    line("tb_cp_async_wait<0>(); // drain the (empty) trailing groups", s.range);
+    m_pendingRead = m_pendingWrite = true;
+}
+
+void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
+    if (depth > kMaxDepth) {
+        error("codegen-too-deep", s.range, "statements nest deeper than " + std::to_string(kMaxDepth));
+        return;
+    }
+    switch (s.kind) {
+    case StmtKind::Seq:
+        for (const auto& c : s.stmts)
+            if (c)
+                emitElementStmt(*c, depth + 1);
+        return;
+    case StmtKind::Store: {
+        std::string value = expr(s.value);
+        std::string lhs = lvalueText(s.buffer, s.indices, 0);
+        std::string text = lhs + " = " + toStorage(s.buffer, value) + ";";
+        bool guard = m_simt && m_simt->guardReplicaStores && !m_simt->rep.empty() &&
+                     (s.buffer->scope == MemoryScope::Global || s.buffer->scope == MemoryScope::Shared);
+        if (guard)
+            text = "if (" + m_simt->rep + " == 0) " + text;
+        line(text, s.range);
+        return;
+    }
+    case StmtKind::IfThenElse:
+        open("if (" + expr(s.cond) + ")", s.range);
+        if (s.body)
+            emitElementStmt(*s.body, depth + 1);
+        if (s.elseBody) {
+            close(" else {");
+            ++m_indent;
+            emitElementStmt(*s.elseBody, depth + 1);
+        }
+        close();
+        return;
+    case StmtKind::For: {
+        if (s.loopKind == ir::LoopKind::Parallel || s.loopKind == ir::LoopKind::Pipelined) {
+            error("codegen-nested-parallel", s.range, "a T.Parallel or T.Pipelined loop inside element code");
+            return;
+        }
+        std::string v = nameOf(s.loopVar);
+        std::string upper =
+            ir::constantInt(s.min) == 0 ? expr(s.extent) : expr(s.min) + " + " + expr(s.extent);
+        if (s.loopKind == ir::LoopKind::Unroll || ir::constantInt(s.extent))
+            line("#pragma unroll");
+        open("for (int " + v + " = " + expr(s.min) + "; " + v + " < " + upper + "; ++" + v + ")", s.range);
+        if (s.body)
+            emitElementStmt(*s.body, depth + 1);
+        close();
+        return;
+    }
+    case StmtKind::AtomicAdd: {
+        if (!s.value || !s.dst.buffer) {
+            error("codegen-unsupported", s.range, "tile-level T.atomic_add inside element code");
+            return;
+        }
+        std::string lhs = lvalueText(s.dst.buffer, s.dst.mins, 0);
+        std::string text = "atomicAdd(&" + lhs + ", " + expr(s.value) + ");";
+        if (m_simt && !m_simt->rep.empty())
+            text = "if (" + m_simt->rep + " == 0) " + text;
+        line(text, s.range);
+        return;
+    }
+    case StmtKind::Print:
+        emitPrint(s);
+        return;
+    case StmtKind::Kernel:
+    case StmtKind::Copy:
+    case StmtKind::Gemm:
+    case StmtKind::Fill:
+    case StmtKind::Reduce:
+    case StmtKind::AnnotateLayout:
+    case StmtKind::UseSwizzle:
+        error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
+              "move the tile operation out of the T.Parallel loop");
+        return;
+    }
+}
+
+void KernelEmitter::emitPrint(const Stmt& s) {
+    std::string msg;
+    for (char c : s.message) {
+        if (c == '"' || c == '\\')
+            msg += '\\';
+        if (c == '%')
+            msg += '%';
+        msg += c;
+    }
+    if (s.value) {
+        bool isInt = ir::isInteger(s.value->dtype) || s.value->dtype == DType::Bool;
+        line("if (" + m_tx + " == 0) printf(\"" + msg + (isInt ? " %lld" : " %f") + "\\n\", " +
+                 (isInt ? "(long long)(" : "(double)(") + expr(s.value) + "));",
+             s.range);
+    } else {
+        line("if (" + m_tx + " == 0) printf(\"" + msg +
+                 "\\n\"); // buffer contents are printed by the CPU executor",
+             s.range);
+    }
+}
+
+// --------------------------------------------------------------------------- shared-memory barriers
+
+void KernelEmitter::sharedEffects(const Stmt& root, bool& reads, bool& writes) const {
+    auto exprReads = [&](const ExprPtr& e) {
+        ir::forEachExprNode(e, [&](const Expr& n) {
+            if (n.kind == ExprKind::BufferLoad && n.buffer && n.buffer->scope == MemoryScope::Shared)
+                reads = true;
+        });
+    };
+    passes::walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        ir::forEachStmtExpr(s, exprReads);
+        auto isShared = [](const ir::Region& r) {
+            return r.buffer && r.buffer->scope == MemoryScope::Shared;
+        };
+        switch (s.kind) {
+        case StmtKind::Store:
+            writes = writes || (s.buffer && s.buffer->scope == MemoryScope::Shared);
+            break;
+        case StmtKind::Copy:
+            reads = reads || isShared(s.src);
+            writes = writes || isShared(s.dst);
+            break;
+        case StmtKind::Gemm:
+            reads = reads || isShared(s.a) || isShared(s.b);
+            break;
+        case StmtKind::Fill:
+            writes = writes || isShared(s.dst);
+            break;
+        case StmtKind::AtomicAdd:
+            reads = reads || isShared(s.src);
+            writes = writes || isShared(s.dst);
+            break;
+        case StmtKind::Seq:
+        case StmtKind::Kernel:
+        case StmtKind::For:
+        case StmtKind::IfThenElse:
+        case StmtKind::Reduce:
+        case StmtKind::AnnotateLayout:
+        case StmtKind::UseSwizzle:
+        case StmtKind::Print:
+            break;
+        }
+    });
+}
+
+void KernelEmitter::syncFor(const Stmt& s) {
+    bool r = false, w = false;
+    sharedEffects(s, r, w);
+    syncFor(r, w);
+}
+
+void KernelEmitter::syncFor(bool reads, bool writes) {
+    if ((reads && m_pendingWrite) || (writes && (m_pendingRead || m_pendingWrite)))
+        barrier(reads && m_pendingWrite ? "shared writes above are read below"
+                                        : "shared reads above finish first");
+    m_pendingRead = m_pendingRead || reads;
+    m_pendingWrite = m_pendingWrite || writes;
+}
+
+void KernelEmitter::barrier(const std::string& why) {
+    line("__syncthreads(); // " + why);
+    m_pendingRead = m_pendingWrite = false;
+}
+
+// -------------------------------------------------------------------------------------- expressions
+
+std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
+    if (!e)
+        return "0";
+    if (depth > kMaxDepth) {
+        error("codegen-too-deep", e->range, "an expression nests deeper than " + std::to_string(kMaxDepth));
+        return "0";
+    }
+    switch (e->kind) {
+    case ExprKind::IntImm:
+        if (e->dtype == DType::Bool)
+            return e->intValue ? "true" : "false";
+        if (e->dtype == DType::Int64 || e->dtype == DType::UInt64)
+            return std::to_string(e->intValue) + "LL";
+        if (e->intValue == INT32_MIN)
+            return "(-2147483647 - 1)";
+        return e->intValue < 0 ? "(" + std::to_string(e->intValue) + ")" : std::to_string(e->intValue);
+    case ExprKind::FloatImm:
+        return floatLiteral(e->floatValue, e->dtype);
+    case ExprKind::VarRef: {
+        auto it = m_varOverride.find(e->var);
+        if (it != m_varOverride.end())
+            return it->second;
+        if (e->var->kind == ir::VarKind::ThreadIndex)
+            return m_tx;
+        return nameOf(e->var);
+    }
+    case ExprKind::BufferLoad:
+        return loadText(e->buffer, e->operands, depth + 1);
+    case ExprKind::Binary: {
+        std::string a = expr(e->operands[0], depth + 1), b = expr(e->operands[1], depth + 1);
+        DType t = e->operands[0]->dtype;
+        bool fl = ir::isFloat(t);
+        bool dbl = t == DType::Float64;
+        std::string r;
+        switch (e->binaryOp) {
+        case ir::BinaryOp::Add:
+            r = "(" + a + " + " + b + ")";
+            break;
+        case ir::BinaryOp::Sub:
+            r = "(" + a + " - " + b + ")";
+            break;
+        case ir::BinaryOp::Mul:
+            r = "(" + a + " * " + b + ")";
+            break;
+        case ir::BinaryOp::Div:
+            r = "(" + a + " / " + b + ")";
+            break;
+        case ir::BinaryOp::FloorDiv:
+            r = fl ? std::string(dbl ? "floor(" : "floorf(") + a + " / " + b + ")"
+                   : "tb_floordiv<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+            break;
+        case ir::BinaryOp::FloorMod:
+            r = fl ? "(" + a + " - " + (dbl ? "floor(" : "floorf(") + a + " / " + b + ") * " + b + ")"
+                   : "tb_floormod<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+            break;
+        case ir::BinaryOp::Min:
+            r = "tb_min(" + a + ", " + b + ")";
+            break;
+        case ir::BinaryOp::Max:
+            r = "tb_max(" + a + ", " + b + ")";
+            break;
+        case ir::BinaryOp::Pow:
+            r = std::string(dbl ? "pow(" : "powf(") + a + ", " + b + ")";
+            break;
+        case ir::BinaryOp::BitAnd:
+            r = "(" + a + " & " + b + ")";
+            break;
+        case ir::BinaryOp::BitOr:
+            r = "(" + a + " | " + b + ")";
+            break;
+        case ir::BinaryOp::BitXor:
+            r = "(" + a + " ^ " + b + ")";
+            break;
+        case ir::BinaryOp::Shl:
+            r = "(" + a + " << " + b + ")";
+            break;
+        case ir::BinaryOp::Shr:
+            r = "(" + a + " >> " + b + ")";
+            break;
+        case ir::BinaryOp::LogicalAnd:
+            r = "(" + a + " && " + b + ")";
+            break;
+        case ir::BinaryOp::LogicalOr:
+            r = "(" + a + " || " + b + ")";
+            break;
+        case ir::BinaryOp::Eq:
+            r = "(" + a + " == " + b + ")";
+            break;
+        case ir::BinaryOp::Ne:
+            r = "(" + a + " != " + b + ")";
+            break;
+        case ir::BinaryOp::Lt:
+            r = "(" + a + " < " + b + ")";
+            break;
+        case ir::BinaryOp::Le:
+            r = "(" + a + " <= " + b + ")";
+            break;
+        case ir::BinaryOp::Gt:
+            r = "(" + a + " > " + b + ")";
+            break;
+        case ir::BinaryOp::Ge:
+            r = "(" + a + " >= " + b + ")";
+            break;
+        }
+        return ir::isComparison(e->binaryOp) ? r : roundTo(e->dtype, r);
+    }
+    case ExprKind::Unary: {
+        std::string a = expr(e->operands[0], depth + 1);
+        switch (e->unaryOp) {
+        case ir::UnaryOp::Neg:
+            return "(-" + a + ")";
+        case ir::UnaryOp::LogicalNot:
+            return "(!" + a + ")";
+        case ir::UnaryOp::BitNot:
+            return "(~" + a + ")";
+        }
+        return a;
+    }
+    case ExprKind::Select:
+        return "(" + expr(e->operands[0], depth + 1) + " ? " + expr(e->operands[1], depth + 1) + " : " +
+               expr(e->operands[2], depth + 1) + ")";
+    case ExprKind::Call: {
+        std::vector<std::string> a;
+        for (const auto& op : e->operands)
+            a.push_back(expr(op, depth + 1));
+        if (a.empty())
+            return "0";
+        DType t = e->operands[0]->dtype;
+        bool dbl = t == DType::Float64;
+        auto f = [&](const char* single, const char* dbl64) {
+            return std::string(dbl ? dbl64 : single) + "(" + a[0] + ")";
+        };
+        std::string r;
+        switch (e->intrinsic) {
+        case ir::Intrinsic::Exp:
+            r = f("expf", "exp");
+            break;
+        case ir::Intrinsic::Exp2:
+            r = f("tb_exp2", "exp2");
+            break;
+        case ir::Intrinsic::Exp10:
+            r = f("exp10f", "exp10");
+            break;
+        case ir::Intrinsic::Log:
+            r = f("logf", "log");
+            break;
+        case ir::Intrinsic::Log2:
+            r = f("log2f", "log2");
+            break;
+        case ir::Intrinsic::Log10:
+            r = f("log10f", "log10");
+            break;
+        case ir::Intrinsic::Sqrt:
+            r = f("sqrtf", "sqrt");
+            break;
+        case ir::Intrinsic::Rsqrt:
+            r = f("rsqrtf", "rsqrt");
+            break;
+        case ir::Intrinsic::Abs:
+            r = ir::isFloat(t) ? f("fabsf", "fabs") : "abs(" + a[0] + ")";
+            break;
+        case ir::Intrinsic::Sigmoid:
+            r = dbl ? "(1.0 / (1.0 + exp(-" + a[0] + ")))" : "(1.0f / (1.0f + expf(-" + a[0] + ")))";
+            break;
+        case ir::Intrinsic::Tanh:
+            r = f("tanhf", "tanh");
+            break;
+        case ir::Intrinsic::Sin:
+            r = f("sinf", "sin");
+            break;
+        case ir::Intrinsic::Cos:
+            r = f("cosf", "cos");
+            break;
+        case ir::Intrinsic::Floor:
+            r = f("floorf", "floor");
+            break;
+        case ir::Intrinsic::Ceil:
+            r = f("ceilf", "ceil");
+            break;
+        case ir::Intrinsic::Round:
+            r = f("rintf", "rint");
+            break;
+        case ir::Intrinsic::Trunc:
+            r = f("truncf", "trunc");
+            break;
+        case ir::Intrinsic::Erf:
+            r = f("erff", "erf");
+            break;
+        case ir::Intrinsic::Fma:
+            r = a.size() == 3 ? std::string(dbl ? "fma(" : "fmaf(") + a[0] + ", " + a[1] + ", " + a[2] + ")"
+                              : a[0];
+            break;
+        case ir::Intrinsic::IsNan:
+            return "isnan(" + a[0] + ")";
+        case ir::Intrinsic::IsInf:
+            return "isinf(" + a[0] + ")";
+        }
+        return roundTo(e->dtype, r);
+    }
+    case ExprKind::Cast: {
+        std::string a = expr(e->operands[0], depth + 1);
+        DType to = e->dtype;
+        if (to == DType::Bool)
+            return "((" + a + ") != 0)";
+        if (isHalfLike(to))
+            return roundTo(to, "(float)(" + a + ")");
+        if (to == DType::Float8E4M3 || to == DType::Float8E5M2) {
+            error("codegen-fp8-unsupported", e->range,
+                  "float8 casts are not supported by the CUDA backend yet");
+            return a;
+        }
+        return "(" + std::string(cudaComputeType(to)) + ")(" + a + ")";
+    }
+    }
+    return "0";
+}
+
+std::string KernelEmitter::globalOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx) const {
+    std::vector<std::string> idx;
+    for (const auto& i : rawIdx)
+        idx.push_back(parenthesize(i));
+    std::string text;
+    std::string stride;
+    int64_t constStride = 1;
+    bool allConst = true;
+    for (size_t d = buffer->rank(); d-- > 0;) {
+        std::string s = allConst ? std::to_string(constStride) : stride;
+        std::string term = (s == "1") ? idx[d] : idx[d] + " * " + s;
+        text = text.empty() ? term : term + " + " + text;
+        auto c = buffer->constantExtent(d);
+        if (allConst && c) {
+            constStride *= *c;
+        } else {
+            if (allConst)
+                stride = std::to_string(constStride);
+            allConst = false;
+            stride = stride + " * " + shapeText(buffer, d);
+        }
+    }
+    return text.empty() ? "0" : text;
+}
+
+std::string KernelEmitter::sharedOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx) const {
+    std::vector<std::string> idx;
+    for (const auto& i : rawIdx)
+        idx.push_back(parenthesize(i));
+    auto it = m_shared.find(buffer);
+    if (it == m_shared.end())
+        return "0";
+    const SharedSlot& slot = it->second;
+    std::string text;
+    if (slot.hasLayout) {
+        const layout::Layout& l = slot.layout;
+        size_t r = l.inputShape().size();
+        size_t lead = idx.size() - r;
+        std::map<std::string, std::string> vars;
+        for (size_t d = 0; d < r; ++d)
+            vars[layout::inputVarName(d)] = idx[lead + d];
+        std::vector<int64_t> outShape = l.outputShape();
+        std::string inner;
+        for (size_t k = 0; k < l.forwardIndex().size(); ++k) {
+            std::string term = indexExprToC(l.forwardIndex()[k], vars);
+            inner = inner.empty() ? term : "(" + inner + ") * " + std::to_string(outShape[k]) + " + " + term;
+        }
+        std::string leading;
+        auto shape = passes::constantShape(*buffer);
+        for (size_t d = 0; d < lead; ++d)
+            leading = leading.empty() ? idx[d]
+                                      : "(" + leading + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
+        text =
+            leading.empty() ? inner : "(" + leading + ") * " + std::to_string(l.outputSize()) + " + " + inner;
+    } else {
+        auto shape = passes::constantShape(*buffer);
+        for (size_t d = 0; d < idx.size(); ++d)
+            text = text.empty() ? idx[d] : "(" + text + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
+    }
+    auto st = m_stageExpr.find(buffer);
+    if (slot.stages > 1 && st != m_stageExpr.end())
+        text = st->second + " * " + std::to_string(slot.stageElements) + " + " + text;
+    return text.empty() ? "0" : text;
+}
+
+std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<ExprPtr>& indices,
+                                        int depth) {
+    const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(buffer) : nullptr;
+    if (!fp) {
+        error("codegen-no-fragment-layout", buffer->range,
+              "fragment '" + buffer->name + "' has no layout in the plan");
+        return "0";
+    }
+    const layout::Fragment& frag = fp->fragment;
+    if (m_simt && m_simt->map) {
+        const ThreadMap& map = *m_simt->map;
+        std::map<const ir::Var*, IndexExpr> vars;
+        std::vector<std::string> order;
+        for (size_t d = 0; d < m_simt->vars.size(); ++d) {
+            vars[m_simt->vars[d]] = IndexExpr::var(layout::inputVarName(d), m_simt->extents[d]);
+            order.push_back(layout::inputVarName(d));
+        }
+        std::vector<layout::CompiledIndexExpr> compiled;
+        bool ok = indices.size() == frag.inputShape().size();
+        for (const auto& idx : indices) {
+            auto ie = passes::toIndexExpr(idx, vars);
+            if (!ie) {
+                ok = false;
+                break;
+            }
+            compiled.emplace_back(*ie, order);
+            ok = ok && compiled.back().valid();
+        }
+        if (ok) {
+            CompiledFragment cf(frag);
+            std::vector<std::optional<int64_t>> values(size_t(map.threads * map.regs));
+            bool local = true;
+            for (int64_t t = 0; t < map.threads && local; ++t)
+                for (int64_t r = 0; r < map.regs; ++r) {
+                    std::vector<int64_t> p = map.point(t, r);
+                    if (p.empty())
+                        continue;
+                    std::vector<int64_t> q;
+                    for (auto& c : compiled) {
+                        auto v = c.evaluate(p.data());
+                        q.push_back(v ? *v : -1);
+                    }
+                    auto slot = cf.registerOf(q);
+                    if (!slot || !cf.heldBy(q, t)) {
+                        local = false;
+                        break;
+                    }
+                    values[size_t(t * map.regs + r)] = *slot;
+                }
+            if (!local) {
+                error("codegen-fragment-not-local", indices.empty() ? buffer->range : indices[0]->range,
+                      "fragment '" + buffer->name +
+                          "' is read or written at an element another thread holds (the loop's thread map "
+                          "and the "
+                          "fragment's layout disagree)",
+                      "check `tilec plan` for this loop and fragment");
+                return "0";
+            }
+            BitFit fit = fitOverBits(values, map.threads, map.regs);
+            if (fit.ok)
+                return fit.toC(m_tx, m_simt->reg);
+        }
+    }
+    // Formula: the fragment's register map evaluated at run time.
+    std::map<std::string, std::string> vars;
+    for (size_t d = 0; d < indices.size(); ++d)
+        vars[layout::inputVarName(d)] = "(" + expr(indices[d], depth + 1) + ")";
+    std::vector<int64_t> shape = frag.indexShape();
+    std::string text;
+    for (size_t k = 0; k < frag.indexExprs().size(); ++k) {
+        std::string term = indexExprToC(frag.indexExprs()[k], vars);
+        text = text.empty() ? term : "(" + text + ") * " + std::to_string(shape[k]) + " + " + term;
+    }
+    return text.empty() ? "0" : text;
+}
+
+std::string KernelEmitter::lvalueText(const Buffer* buffer, const std::vector<ExprPtr>& indices, int depth) {
+    std::vector<std::string> idx;
+    auto indexStrings = [&] {
+        for (const auto& i : indices)
+            idx.push_back(expr(i, depth + 1));
+    };
+    switch (buffer->scope) {
+    case MemoryScope::Global:
+        indexStrings();
+        return nameOf(buffer) + "[" + globalOffset(buffer, idx) + "]";
+    case MemoryScope::Shared:
+        indexStrings();
+        return nameOf(buffer) + "[" + sharedOffset(buffer, idx) + "]";
+    case MemoryScope::Fragment:
+        return nameOf(buffer) + "[" + fragmentSlot(buffer, indices, depth) + "]";
+    case MemoryScope::Local: {
+        indexStrings();
+        auto shape = passes::constantShape(*buffer);
+        std::string text;
+        for (size_t d = 0; d < idx.size() && shape; ++d)
+            text = text.empty() ? idx[d] : "(" + text + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
+        return nameOf(buffer) + "[" + (text.empty() ? "0" : text) + "]";
+    }
+    case MemoryScope::LocalVar:
+        return nameOf(buffer);
+    }
+    return nameOf(buffer);
+}
+
+std::string KernelEmitter::loadText(const Buffer* buffer, const std::vector<ExprPtr>& indices, int depth) {
+    std::string lv = lvalueText(buffer, indices, depth);
+    if (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared) {
+        if (buffer->dtype == DType::Float16)
+            return "tb_h2f(" + lv + ")";
+        if (buffer->dtype == DType::BFloat16)
+            return "tb_bf2f(" + lv + ")";
+    }
+    return lv;
+}
+
+std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v) const {
+    if (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared) {
+        if (buffer->dtype == DType::Float16)
+            return "tb_f2h(" + v + ")";
+        if (buffer->dtype == DType::BFloat16)
+            return "tb_f2bf(" + v + ")";
+    }
+    return v;
+}
+
+// --------------------------------------------------------------------------------- per-thread loops
+
+const ThreadMap* KernelEmitter::threadMapOf(const layout::Fragment& fragment, SourceRange range) {
+    auto built = buildThreadMap(fragment);
+    if (!built) {
+        error("codegen-thread-map", range,
+              "cannot invert the thread map " + fragment.toString() + ": " + built.error().message);
+        return nullptr;
+    }
+    m_threadMaps.push_back(std::move(built.value()));
+    return &m_threadMaps.back();
+}
+
+void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector<const ir::Var*>& vars,
+                                 const Stmt& body, SourceRange range, const std::string& what,
+                                 bool guardReplicaStores) {
+    if (vars.size() != frag.inputShape().size()) {
+        error("codegen-thread-map", range, "thread map rank differs from the loop nest's");
+        return;
+    }
+    const ThreadMap* map = threadMapOf(frag, range);
+    if (!map)
+        return;
+    if (map->threads > m_threads) {
+        error("codegen-thread-map", range,
+              "the thread map uses " + std::to_string(map->threads) + " threads but the block has " +
+                  std::to_string(m_threads));
+        return;
+    }
+    SimtScope scope;
+    scope.vars = vars;
+    scope.extents = frag.inputShape();
+    scope.reg = m_regName;
+    scope.guardReplicaStores = guardReplicaStores;
+    std::string R = std::to_string(map->regs);
+    if (map->fitted) {
+        scope.map = map;
+        comment(what + ": " + R + " element" + (map->regs == 1 ? "" : "s") + " per thread", range);
+        bool guardT = map->threads < m_threads;
+        if (guardT)
+            open("if (" + m_tx + " < " + std::to_string(map->threads) + ")", range);
+        line("#pragma unroll");
+        open("for (int " + scope.reg + " = 0; " + scope.reg + " < " + R + "; ++" + scope.reg + ")", range);
+        for (size_t d = 0; d < vars.size(); ++d)
+            line("const int " + nameOf(vars[d]) + " = " + map->coords[d].toC(m_tx, scope.reg) + ";", range);
+        if (map->replicate > 1) {
+            scope.rep = m_repName;
+            line("const int " + scope.rep + " = " + map->repFit.toC(m_tx, scope.reg) + "; // replica", range);
+        }
+        m_simt = &scope;
+        emitElementStmt(body, 0);
+        m_simt = nullptr;
+        close();
+        if (guardT)
+            close();
+    } else {
+        comment(what + ": irregular thread map, ownership-guarded loop over the tile", range);
+        std::map<std::string, std::string> names;
+        for (size_t d = 0; d < vars.size(); ++d) {
+            std::string v = nameOf(vars[d]);
+            names[layout::inputVarName(d)] = v;
+            open("for (int " + v + " = 0; " + v + " < " + std::to_string(scope.extents[d]) + "; ++" + v + ")",
+                 range);
+        }
+        scope.rep = m_repName;
+        names[layout::Fragment::replicateVarName()] = scope.rep;
+        std::string owner = indexExprToC(frag.threadExpr(), names);
+        line("int " + scope.rep + " = 0;");
+        line("while (" + scope.rep + " < " + std::to_string(frag.replicateExtent()) + " && " + owner +
+             " != " + m_tx + ") ++" + scope.rep + ";");
+        line("if (" + scope.rep + " == " + std::to_string(frag.replicateExtent()) +
+             ") continue; // not this thread's");
+        m_simt = &scope;
+        emitElementStmt(body, 0);
+        m_simt = nullptr;
+        for (size_t d = 0; d < vars.size(); ++d)
+            close();
+    }
+}
+
+} // namespace tb::codegen

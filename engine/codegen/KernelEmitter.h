@@ -1,0 +1,163 @@
+// The emitter of one Kernel statement: prologue (signature, shared arena, block indices, register arrays),
+// then the body, statement by statement, with each tile op lowered as its plan says. Element code (inside
+// T.Parallel loops and the per-thread loops that copies become) is emitted with the loop variables bound
+// to closed forms of (thread, register), so fragment accesses become constant register indices.
+// Private to engine/codegen: KernelEmitter.cpp holds statements, expressions and loops, TileOpLowering.cpp
+// the tile ops (copy, gemm, reduce, fill, atomic add).
+#pragma once
+
+#include "engine/codegen/CudaCodegen.h"
+#include "engine/codegen/ThreadMap.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tb::codegen {
+
+struct EmittedLine {
+    std::string text;
+    SourceRange range;
+};
+
+class KernelEmitter {
+public:
+    KernelEmitter(const ir::Module& module, const ir::PrimFunc& func, const ir::Stmt& kernel,
+                  const layout::KernelPlan* plan, const Target& target, DiagnosticEngine& diagnostics,
+                  const SourceManager* sources, std::string kernelName);
+    // Appends the kernel's lines; fills `out` (name, launch, params). False after an error diagnostic.
+    bool emit(std::vector<EmittedLine>& lines, GeneratedKernel& out);
+
+private:
+    // ---- output ----
+    void line(const std::string& text, SourceRange range = {});
+    void open(const std::string& head, SourceRange range = {});
+    void close(const std::string& tail = "");
+    void comment(const std::string& text, SourceRange range);
+    std::string lineTag(const SourceRange& range) const; // " (line 30)" or ""
+    bool error(const std::string& code, SourceRange range, std::string message, std::string hint = {});
+
+    // ---- names ----
+    void collectUserNames();
+    std::string unique(const std::string& base);
+    std::string nameOf(const ir::Var* var);
+    std::string nameOf(const ir::Buffer* buffer);
+
+    // ---- prologue ----
+    void planSharedArena();
+    void emitPrologue(GeneratedKernel& out);
+
+    // ---- statements ----
+    void emitStmt(const ir::Stmt& s, int depth);
+    void emitSeqOrStmt(const ir::StmtPtr& s, int depth);
+    void emitFor(const ir::Stmt& s, int depth);
+    void emitParallelNest(const ir::Stmt& s);
+    void emitPipelined(const ir::Stmt& s, int depth);
+    void emitElementStmt(const ir::Stmt& s, int depth);
+    void emitPrint(const ir::Stmt& s);
+
+    // ---- shared-memory synchronization ----
+    void sharedEffects(const ir::Stmt& s, bool& reads, bool& writes) const;
+    void syncFor(const ir::Stmt& s);
+    void syncFor(bool reads, bool writes);
+    void barrier(const std::string& why);
+
+    // ---- expressions ----
+    std::string expr(const ir::ExprPtr& e, int depth = 0);
+    std::string loadText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
+    std::string lvalueText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
+    std::string toStorage(const ir::Buffer* buffer, const std::string& computeValue) const;
+    std::string globalOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx) const;
+    std::string sharedOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx) const;
+    std::string fragmentSlot(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
+    std::string shapeText(const ir::Buffer* buffer, size_t dim) const;
+
+    // ---- per-thread loops over a thread map ----
+    // `vars[d]` is bound to coordinate d of the map's domain; `body` is element code.
+    void emitSimtLoop(const layout::Fragment& map, const std::vector<const ir::Var*>& vars,
+                      const ir::Stmt& body, SourceRange range, const std::string& what,
+                      bool guardReplicaStores);
+    const ThreadMap* threadMapOf(const layout::Fragment& fragment, SourceRange range);
+
+    // ---- tile ops (TileOpLowering.cpp) ----
+    void lowerCopy(const ir::Stmt& s);
+    bool lowerVectorCopy(const ir::Stmt& s, const layout::CopyPlan* plan, const layout::Fragment& map,
+                         const std::vector<int64_t>& tile, int vector, bool async);
+    void lowerGemm(const ir::Stmt& s);
+    void lowerReduce(const ir::Stmt& s);
+    void lowerFill(const ir::Stmt& s);
+    void lowerAtomicAdd(const ir::Stmt& s);
+    // Element code that copies/fills/accumulates a region tile, with OOB guards on global sides.
+    struct TileLoopVars {
+        std::vector<const ir::Var*> vars; // one per non-unit tile dimension
+    };
+    TileLoopVars makeTileVars(size_t count);
+    std::vector<ir::ExprPtr> regionIndices(const ir::Region& region, const TileLoopVars& vars) const;
+    ir::ExprPtr inBounds(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices) const;
+    const layout::CopyPlan* copyPlanOf(const ir::Stmt& s) const;
+
+    const ir::Module& m_module;
+    const ir::PrimFunc& m_func;
+    const ir::Stmt& m_kernel;
+    const layout::KernelPlan* m_plan;
+    const Target& m_target;
+    DiagnosticEngine& m_diags;
+    const SourceManager* m_sources;
+    std::string m_kernelName;
+    int64_t m_threads = 1;
+
+    std::vector<EmittedLine>* m_out = nullptr;
+    int m_indent = 0;
+    bool m_failed = false;
+
+    std::set<std::string> m_userNames;
+    std::set<std::string> m_taken;
+    std::map<const ir::Var*, std::string> m_varNames;
+    std::map<const ir::Buffer*, std::string> m_bufferNames;
+    std::string m_tx;                 // the thread index variable
+    std::string m_regName, m_repName; // register and replica of per-thread loops
+
+    // Shared arena: byte offset, elements per stage and stages of each shared buffer.
+    struct SharedSlot {
+        int64_t offset = 0;
+        int64_t stageElements = 0;
+        int stages = 1;
+        layout::Layout layout;
+        bool hasLayout = false;
+    };
+    std::map<const ir::Buffer*, SharedSlot> m_shared;
+    std::map<const ir::Buffer*, int> m_pipelineStages; // buffers multi-versioned by T.Pipelined
+    int64_t m_sharedBytes = 0;
+    int64_t m_reduceScratchOffset = -1;
+    std::string m_reduceScratch;
+
+    // Expression context.
+    std::map<const ir::Var*, std::string> m_varOverride;
+    std::map<const ir::Buffer*, std::string> m_stageExpr;
+    struct SimtScope {
+        const ThreadMap* map = nullptr;
+        std::vector<const ir::Var*> vars;
+        std::vector<int64_t> extents;
+        std::string reg;
+        std::string rep; // empty when the map is not replicated
+        bool guardReplicaStores = false;
+    };
+    SimtScope* m_simt = nullptr;
+
+    bool m_pendingWrite = false, m_pendingRead = false;
+
+    bool m_inPipelineIssue = false; // cp.async copies issued by emitPipelined: it commits and waits
+    std::map<std::string, std::string> m_internal;
+    std::string internalName(const std::string& base);
+    std::vector<const ir::Var*> m_tileVars;
+
+    std::deque<ThreadMap> m_threadMaps;
+    std::deque<ir::Var> m_syntheticVars;
+    std::vector<ir::StmtPtr> m_syntheticStmts; // keep synthesized statements alive
+    int m_uid = 0;
+};
+
+} // namespace tb::codegen

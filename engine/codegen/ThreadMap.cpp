@@ -1,0 +1,128 @@
+// Thread maps of fragments and loop plans for the emitter; see ThreadMap.h.
+#include "engine/codegen/ThreadMap.h"
+
+#include "engine/layout/algebra/FragmentTable.h"
+
+namespace tb::codegen {
+
+using layout::IndexExpr;
+
+CompiledFragment::CompiledFragment(const layout::Fragment& fragment) {
+    m_shape = fragment.inputShape();
+    m_rank = m_shape.size();
+    m_replicate = fragment.replicateExtent();
+    m_indexShape = fragment.indexShape();
+    m_registers = fragment.registersPerThread();
+    std::vector<std::string> order;
+    for (size_t d = 0; d < m_rank; ++d)
+        order.push_back(layout::inputVarName(d));
+    order.push_back(layout::Fragment::replicateVarName());
+    m_thread = layout::CompiledIndexExpr(fragment.threadExpr(), order);
+    m_valid = m_thread.valid();
+    for (const IndexExpr& e : fragment.indexExprs()) {
+        m_index.emplace_back(e, order);
+        m_valid = m_valid && m_index.back().valid();
+    }
+}
+
+std::optional<int64_t> CompiledFragment::registerOf(const std::vector<int64_t>& point) const {
+    if (!m_valid || point.size() != m_rank)
+        return std::nullopt;
+    std::vector<int64_t> slots(point);
+    slots.push_back(0);
+    for (size_t d = 0; d < m_rank; ++d)
+        if (point[d] < 0 || point[d] >= m_shape[d])
+            return std::nullopt;
+    int64_t linear = 0;
+    for (size_t k = 0; k < m_index.size(); ++k) {
+        auto v = m_index[k].evaluate(slots.data());
+        if (!v)
+            return std::nullopt;
+        linear = linear * m_indexShape[k] + *v;
+    }
+    return linear;
+}
+
+std::optional<int64_t> CompiledFragment::threadOf(const std::vector<int64_t>& point, int64_t rep) const {
+    if (!m_valid || point.size() != m_rank)
+        return std::nullopt;
+    std::vector<int64_t> slots(point);
+    slots.push_back(rep);
+    return m_thread.evaluate(slots.data());
+}
+
+bool CompiledFragment::heldBy(const std::vector<int64_t>& point, int64_t thread) const {
+    for (int64_t rep = 0; rep < m_replicate; ++rep)
+        if (threadOf(point, rep) == thread)
+            return true;
+    return false;
+}
+
+std::vector<int64_t> ThreadMap::point(int64_t t, int64_t r) const {
+    int64_t e = element[size_t(t * regs + r)];
+    if (e < 0)
+        return {};
+    std::vector<int64_t> p(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+        p[d] = e % shape[d];
+        e /= shape[d];
+    }
+    return p;
+}
+
+layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment) {
+    auto inverse = layout::inverseFragment(fragment);
+    if (!inverse)
+        return inverse.error();
+    const layout::FragmentInverseTable& table = inverse.value();
+    ThreadMap map;
+    map.shape = fragment.inputShape();
+    map.threads = table.threads;
+    map.regs = table.registers;
+    map.replicate = fragment.replicateExtent();
+    map.element = table.element;
+    map.rep = table.rep;
+    for (int64_t e : map.element)
+        map.hasHoles = map.hasHoles || e < 0;
+    if (map.hasHoles || map.threads < 1 || map.regs < 1)
+        return map;
+    size_t rank = map.shape.size();
+    std::vector<std::vector<std::optional<int64_t>>> values(rank + 1);
+    for (auto& v : values)
+        v.resize(size_t(map.threads * map.regs));
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t r = 0; r < map.regs; ++r) {
+            std::vector<int64_t> p = map.point(t, r);
+            for (size_t d = 0; d < rank; ++d)
+                values[d][size_t(t * map.regs + r)] = p[d];
+            values[rank][size_t(t * map.regs + r)] = map.rep[size_t(t * map.regs + r)];
+        }
+    map.fitted = true;
+    for (size_t d = 0; d < rank; ++d) {
+        map.coords.push_back(fitOverBits(values[d], map.threads, map.regs));
+        map.fitted = map.fitted && map.coords.back().ok;
+    }
+    map.repFit = fitOverBits(values[rank], map.threads, map.regs);
+    map.fitted = map.fitted && map.repFit.ok;
+    return map;
+}
+
+layout::Fragment defaultPartition(const std::vector<int64_t>& shape, int64_t threads, int64_t vector) {
+    std::vector<IndexExpr> vars = layout::inputVarsFor(shape);
+    IndexExpr flat = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+        flat = flat * shape[d] + vars[d];
+    if (vector < 1)
+        vector = 1;
+    int64_t total = layout::shapeSize(shape);
+    if (threads < 1)
+        threads = 1;
+    // Fewer elements than threads: the map only covers the threads it needs.
+    int64_t groups = (total + vector - 1) / vector;
+    int64_t used = std::min(threads, groups);
+    IndexExpr thread = layout::floorMod(layout::floorDiv(flat, vector), used);
+    IndexExpr index = layout::floorDiv(flat, vector * used) * vector + layout::floorMod(flat, vector);
+    return layout::Fragment(shape, thread, {index});
+}
+
+} // namespace tb::codegen

@@ -1,0 +1,1005 @@
+// Lowering of the tile operations (T.copy, T.gemm, T.reduce_*, T.fill, T.atomic_add) to per-thread CUDA,
+// following the layout plan and docs/bank-analysis.md's instruction rules: global->shared copies become
+// cp.async 16 B (or 16-byte vector ld/st) over the copy plan's thread map; fragment-side copies walk the
+// fragment's registers; T.gemm loads operands with ldmatrix.x4 (x2 for 8-column B atoms, .trans for
+// MN-major operands) and issues mma.sync.m16n8k16 per warp tile; reductions fold thread-locally, then run
+// the plan's XOR butterfly (shuffles below 32, a shared scratch round at 32 and above).
+#include "engine/codegen/KernelEmitter.h"
+#include "engine/ir/Visitor.h"
+#include "engine/passes/IrQueries.h"
+
+namespace tb::codegen {
+
+using ir::Buffer;
+using ir::DType;
+using ir::ExprPtr;
+using ir::MemoryScope;
+using ir::Stmt;
+using ir::StmtKind;
+
+std::string indexExprToC(const layout::IndexExpr& e, const std::map<std::string, std::string>& vars);
+
+namespace {
+
+std::vector<int64_t> nonUnitExtents(const ir::Region& r, bool& constant) {
+    std::vector<int64_t> out;
+    constant = true;
+    for (const auto& e : r.extents) {
+        auto c = ir::constantInt(e);
+        if (!c) {
+            constant = false;
+            continue;
+        }
+        if (*c != 1)
+            out.push_back(*c);
+    }
+    return out;
+}
+
+std::string describeRegion(const ir::Region& r) {
+    return r.buffer ? r.buffer->name : "?";
+}
+
+ExprPtr castTo(ExprPtr e, DType t) {
+    return e->dtype == t ? e : ir::makeCast(t, e);
+}
+
+// True when `e` is a compile-time multiple of m (constants, products with such a constant, sums of such).
+bool isMultipleOf(const ExprPtr& e, int64_t m) {
+    if (m <= 1)
+        return true;
+    ExprPtr s = ir::simplify(e);
+    if (auto c = ir::constantInt(s))
+        return *c % m == 0;
+    if (s->kind == ir::ExprKind::Binary) {
+        const auto& a = s->operands[0];
+        const auto& b = s->operands[1];
+        switch (s->binaryOp) {
+        case ir::BinaryOp::Mul:
+            return isMultipleOf(a, m) || isMultipleOf(b, m);
+        case ir::BinaryOp::Add:
+        case ir::BinaryOp::Sub:
+            return isMultipleOf(a, m) && isMultipleOf(b, m);
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+// `min + [0, extent)` stays inside [0, shape) for every block / loop index the kernel launches: min is a
+// multiple `extent * v` of one block or loop variable (whose range is ceildiv(shape, extent) in tile
+// programs) and extent divides the constant shape, or min is a constant that fits.
+bool provablyInBounds(const ExprPtr& min, int64_t extent, const ExprPtr& shape) {
+    auto s = ir::constantInt(shape);
+    if (!s)
+        return false;
+    ExprPtr m = ir::simplify(min);
+    if (auto c = ir::constantInt(m))
+        return *c >= 0 && *c + extent <= *s;
+    if (*s % extent != 0)
+        return false;
+    if (extent == 1 && m->kind == ir::ExprKind::VarRef &&
+        (m->var->kind == ir::VarKind::BlockIndex || m->var->kind == ir::VarKind::LoopVar))
+        return true;
+    if (m->kind == ir::ExprKind::Binary && m->binaryOp == ir::BinaryOp::Mul) {
+        const auto& a = m->operands[0];
+        const auto& b = m->operands[1];
+        auto isIndexVar = [](const ExprPtr& x) {
+            return x->kind == ir::ExprKind::VarRef &&
+                   (x->var->kind == ir::VarKind::BlockIndex || x->var->kind == ir::VarKind::LoopVar);
+        };
+        if (isIndexVar(a) && ir::constantInt(b) == extent)
+            return true;
+        if (isIndexVar(b) && ir::constantInt(a) == extent)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+const layout::CopyPlan* KernelEmitter::copyPlanOf(const Stmt& s) const {
+    if (!m_plan)
+        return nullptr;
+    for (const auto& c : m_plan->copies)
+        if (c.copy == &s)
+            return &c;
+    return nullptr;
+}
+
+KernelEmitter::TileLoopVars KernelEmitter::makeTileVars(size_t count) {
+    static const char* bases[] = {"ti", "tj", "tk", "tl", "tm", "tn"};
+    while (m_tileVars.size() < count) {
+        size_t d = m_tileVars.size();
+        ir::Var& v = m_syntheticVars.emplace_back();
+        v.name = d < 6 ? bases[d] : "t" + std::to_string(d);
+        v.dtype = DType::Int32;
+        v.kind = ir::VarKind::LoopVar;
+        v.id = -1 - int(d);
+        m_varNames[&v] = unique(v.name);
+        m_tileVars.push_back(&v);
+    }
+    TileLoopVars vars;
+    vars.vars.assign(m_tileVars.begin(), m_tileVars.begin() + long(count));
+    return vars;
+}
+
+std::vector<ExprPtr> KernelEmitter::regionIndices(const ir::Region& region, const TileLoopVars& vars) const {
+    std::vector<ExprPtr> idx;
+    size_t k = 0;
+    for (size_t d = 0; d < region.mins.size(); ++d) {
+        auto c = ir::constantInt(region.extents[d]);
+        if (c && *c == 1) {
+            idx.push_back(region.mins[d]);
+            continue;
+        }
+        ExprPtr v = ir::makeVarRef(vars.vars[k++]);
+        ExprPtr m = castTo(region.mins[d], DType::Int32);
+        idx.push_back(ir::constantInt(m) == 0 ? v : ir::makeBinary(ir::BinaryOp::Add, m, v));
+    }
+    return idx;
+}
+
+ExprPtr KernelEmitter::inBounds(const Buffer* buffer, const std::vector<ExprPtr>& indices) const {
+    ExprPtr cond;
+    for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
+        ExprPtr c = ir::makeBinary(ir::BinaryOp::Lt, castTo(indices[d], DType::Int32),
+                                   castTo(buffer->shape[d], DType::Int32));
+        cond = cond ? ir::makeBinary(ir::BinaryOp::LogicalAnd, cond, c) : c;
+    }
+    return cond;
+}
+
+// ------------------------------------------------------------------------------------------------ copy
+
+void KernelEmitter::lowerCopy(const Stmt& s) {
+    const ir::Region& src = s.src;
+    const ir::Region& dst = s.dst;
+    if (!src.buffer || !dst.buffer)
+        return;
+    bool c1 = true, c2 = true;
+    std::vector<int64_t> tile = nonUnitExtents(src, c1);
+    std::vector<int64_t> dtile = nonUnitExtents(dst, c2);
+    if (!c1 || !c2 || tile != dtile) {
+        error("codegen-copy-shape", s.range,
+              "T.copy " + describeRegion(src) + " -> " + describeRegion(dst) +
+                  ": the CUDA backend needs equal compile-time tile shapes on both sides");
+        return;
+    }
+    if (tile.empty())
+        tile.push_back(1);
+    const layout::CopyPlan* plan = copyPlanOf(s);
+    bool fragSide = src.buffer->scope == MemoryScope::Fragment || dst.buffer->scope == MemoryScope::Fragment;
+    layout::Fragment map;
+    int vector = 1;
+    if (plan && plan->threadMap.inputShape() == tile) {
+        map = plan->threadMap;
+        vector = std::max(1, plan->vectorWidth);
+    } else if (fragSide) {
+        const Buffer* fb = src.buffer->scope == MemoryScope::Fragment ? src.buffer : dst.buffer;
+        const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(fb) : nullptr;
+        map = fp && fp->fragment.inputShape() == tile ? fp->fragment : defaultPartition(tile, m_threads, 1);
+    } else {
+        map = defaultPartition(tile, m_threads, 1);
+    }
+    bool async = plan ? plan->instruction == layout::CopyInstruction::CpAsync
+                      : (m_target.hasCpAsync && src.buffer->scope == MemoryScope::Global &&
+                         dst.buffer->scope == MemoryScope::Shared && m_pipelineStages.count(dst.buffer));
+    async = async && m_target.hasCpAsync;
+    bool memSides = (src.buffer->scope == MemoryScope::Global || src.buffer->scope == MemoryScope::Shared) &&
+                    (dst.buffer->scope == MemoryScope::Global || dst.buffer->scope == MemoryScope::Shared);
+    if (memSides && vector > 1 && src.buffer->dtype == dst.buffer->dtype &&
+        lowerVectorCopy(s, plan, map, tile, vector, async))
+        return;
+
+    TileLoopVars vars = makeTileVars(tile.size());
+    std::vector<ExprPtr> srcIdx = regionIndices(src, vars);
+    std::vector<ExprPtr> dstIdx = regionIndices(dst, vars);
+    ExprPtr value = ir::makeLoad(src.buffer, srcIdx, src.range);
+    if (src.buffer->scope == MemoryScope::Global) {
+        ExprPtr zero = ir::isFloat(src.buffer->dtype) ? ir::makeFloat(0, src.buffer->dtype)
+                                                      : ir::makeInt(0, src.buffer->dtype);
+        if (ExprPtr ok = inBounds(src.buffer, srcIdx))
+            value = ir::makeSelect(ok, value, zero);
+    }
+    value = castTo(value, dst.buffer->dtype);
+    auto store = ir::makeStmt(StmtKind::Store, s.range);
+    store->buffer = dst.buffer;
+    store->indices = dstIdx;
+    store->value = value;
+    ir::StmtPtr body = store;
+    if (dst.buffer->scope == MemoryScope::Global) {
+        if (ExprPtr ok = inBounds(dst.buffer, dstIdx)) {
+            auto guard = ir::makeStmt(StmtKind::IfThenElse, s.range);
+            guard->cond = ok;
+            guard->body = store;
+            body = guard;
+        }
+    }
+    m_syntheticStmts.push_back(body);
+    emitSimtLoop(map, vars.vars, *body, s.range,
+                 "T.copy(" + describeRegion(src) + " -> " + describeRegion(dst) + "), element by element",
+                 true);
+}
+
+bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan, const layout::Fragment& frag,
+                                    const std::vector<int64_t>& tile, int V, bool async) {
+    (void)plan;
+    const ir::Region& src = s.src;
+    const ir::Region& dst = s.dst;
+    int64_t E = ir::dtypeBytes(src.buffer->dtype);
+    int64_t bytes = V * E;
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+        return false;
+    if (bytes != 16)
+        async = false;
+    // The tile's last dimension must be both buffers' contiguous dimension.
+    auto lastNonUnit = [](const ir::Region& r) {
+        auto c = ir::constantInt(r.extents.back());
+        return !(c && *c == 1);
+    };
+    if (!lastNonUnit(src) || !lastNonUnit(dst) || tile.back() % V != 0)
+        return false;
+    auto built = buildThreadMap(frag);
+    if (!built || !built->fitted || built->replicate != 1 || built->regs % V != 0 ||
+        built->threads > m_threads)
+        return false;
+    const ThreadMap& tm = built.value();
+    size_t rank = tile.size();
+    for (int64_t t = 0; t < tm.threads; ++t)
+        for (int64_t g = 0; g < tm.regs; g += V) {
+            std::vector<int64_t> p0 = tm.point(t, g);
+            if (p0.empty() || p0[rank - 1] % V != 0)
+                return false;
+            for (int64_t e = 1; e < V; ++e) {
+                std::vector<int64_t> p = tm.point(t, g + e);
+                std::vector<int64_t> want = p0;
+                want[rank - 1] += e;
+                if (p != want)
+                    return false;
+            }
+        }
+    // Shared sides keep V elements contiguous and aligned.
+    for (const ir::Region* r : {&src, &dst}) {
+        if (r->buffer->scope != MemoryScope::Shared)
+            continue;
+        auto it = m_shared.find(r->buffer);
+        if (it == m_shared.end())
+            return false;
+        const SharedSlot& slot = it->second;
+        if (!isMultipleOf(r->mins.back(), V))
+            return false;
+        if (!slot.hasLayout) {
+            auto last = r->buffer->constantExtent(r->buffer->rank() - 1);
+            if (!last || *last % V != 0)
+                return false;
+            continue;
+        }
+        const layout::Layout& l = slot.layout;
+        size_t lr = l.inputShape().size();
+        std::vector<int64_t> mins;
+        for (size_t d = r->mins.size() - lr; d < r->mins.size(); ++d) {
+            auto c = ir::constantInt(r->mins[d]);
+            if (!c)
+                return false;
+            mins.push_back(*c);
+        }
+        // Map tile points to the layout's dims (non-unit region dims in order).
+        std::vector<int> tileDimOf(r->mins.size(), -1);
+        int k = 0;
+        for (size_t d = 0; d < r->mins.size(); ++d) {
+            auto c = ir::constantInt(r->extents[d]);
+            if (!(c && *c == 1))
+                tileDimOf[d] = k++;
+        }
+        for (int64_t t = 0; t < tm.threads; ++t)
+            for (int64_t g = 0; g < tm.regs; g += V) {
+                std::vector<int64_t> p0 = tm.point(t, g);
+                std::vector<int64_t> q;
+                for (size_t d = r->mins.size() - lr; d < r->mins.size(); ++d)
+                    q.push_back(mins[d - (r->mins.size() - lr)] +
+                                (tileDimOf[d] >= 0 ? p0[size_t(tileDimOf[d])] : 0));
+                auto base = l.offset(q);
+                if (!base || *base % V != 0)
+                    return false;
+                for (int64_t e = 1; e < V; ++e) {
+                    q.back() += 1;
+                    if (l.offset(q) != *base + e)
+                        return false;
+                }
+            }
+    }
+
+    const ir::Region& gside = src.buffer->scope == MemoryScope::Global ? src : dst;
+    bool hasGlobal = src.buffer->scope == MemoryScope::Global || dst.buffer->scope == MemoryScope::Global;
+    TileLoopVars vars = makeTileVars(rank);
+    std::vector<ExprPtr> srcIdx = regionIndices(src, vars);
+    std::vector<ExprPtr> dstIdx = regionIndices(dst, vars);
+    const std::string R = std::to_string(tm.regs);
+    const std::string reg = m_regName;
+    std::string what = async ? "cp.async.cg 16 B" : std::to_string(bytes) + "-byte vector ld/st";
+    comment("T.copy(" + describeRegion(src) + " -> " + describeRegion(dst) + "): " + what + ", " +
+                std::to_string(tm.regs / V) + " per thread",
+            s.range);
+    bool guardT = tm.threads < m_threads;
+    if (guardT)
+        open("if (" + m_tx + " < " + std::to_string(tm.threads) + ")", s.range);
+    line("#pragma unroll");
+    open("for (int " + reg + " = 0; " + reg + " < " + R + "; " + reg + " += " + std::to_string(V) + ")",
+         s.range);
+    for (size_t d = 0; d < rank; ++d)
+        line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, reg) + ";", s.range);
+    std::string sType = cudaStorageType(src.buffer->dtype);
+    std::string srcPtr = internalName("src_ptr"), dstPtr = internalName("dst_ptr");
+    line("const " + sType + "* " + srcPtr + " = &" + lvalueText(src.buffer, srcIdx, 0) + ";", s.range);
+    line(sType + "* " + dstPtr + " = &" + lvalueText(dst.buffer, dstIdx, 0) + ";", s.range);
+
+    // Full-vector condition on the global side: rows in range, the whole vector in range, aligned address.
+    std::vector<std::string> full;
+    std::vector<std::string> lastIdx;
+    std::string lastShape;
+    bool lastProvable = true;
+    if (hasGlobal) {
+        const std::vector<ExprPtr>& gIdx = &gside == &src ? srcIdx : dstIdx;
+        size_t k = 0;
+        for (size_t d = 0; d < gside.mins.size(); ++d) {
+            auto c = ir::constantInt(gside.extents[d]);
+            int64_t ext = c ? *c : 1;
+            bool unit = c && *c == 1;
+            bool provable = provablyInBounds(gside.mins[d], ext, gside.buffer->shape[d]);
+            bool isLast = d + 1 == gside.mins.size();
+            if (!unit)
+                ++k;
+            if (provable)
+                continue;
+            std::string idx = expr(gIdx[d]);
+            if (isLast) {
+                lastProvable = false;
+                lastIdx.push_back(idx);
+                lastShape = shapeText(gside.buffer, d);
+                full.push_back(idx + " + " + std::to_string(V) + " <= " + lastShape);
+            } else {
+                full.push_back(idx + " < " + shapeText(gside.buffer, d));
+            }
+        }
+        bool aligned = isMultipleOf(gside.mins.back(), V);
+        for (size_t d = 0; d + 1 < gside.buffer->rank(); ++d) {
+            auto c = gside.buffer->constantExtent(gside.buffer->rank() - 1);
+            aligned = aligned && c && *c % V == 0;
+        }
+        if (!aligned)
+            full.push_back("((tb_u64)" + (&gside == &src ? srcPtr : dstPtr) + " % " + std::to_string(bytes) +
+                           " == 0)");
+    }
+    std::string vecType = bytes == 16 ? "tb_vec16" : bytes == 8 ? "tb_vec8" : "tb_vec4";
+    std::string op = async ? "tb_cp_async_16(" + dstPtr + ", " + srcPtr + ");"
+                           : "*reinterpret_cast<" + vecType + "*>(" + dstPtr +
+                                 ") = *reinterpret_cast<const " + vecType + "*>(" + srcPtr + ");";
+    if (full.empty()) {
+        line(op, s.range);
+    } else {
+        std::string cond;
+        for (const auto& c : full)
+            cond += (cond.empty() ? "" : " && ") + c;
+        open("if (" + cond + ")", s.range);
+        line(op, s.range);
+        close(" else {");
+        ++m_indent;
+        comment("partial tile: element by element, out-of-range loads read 0 and stores are dropped",
+                s.range);
+        // Row condition without the vector-length and alignment parts.
+        std::string rows;
+        for (const auto& c : full)
+            if (c.find(" <= ") == std::string::npos && c.find("tb_u64") == std::string::npos)
+                rows += (rows.empty() ? "" : " && ") + c;
+        std::string e = internalName("e");
+        line("#pragma unroll");
+        open("for (int " + e + " = 0; " + e + " < " + std::to_string(V) + "; ++" + e + ")", s.range);
+        std::string inb = rows;
+        if (!lastProvable)
+            inb += (inb.empty() ? "" : " && ") + lastIdx[0] + " + " + e + " < " + lastShape;
+        if (inb.empty())
+            inb = "true";
+        if (src.buffer->scope == MemoryScope::Global)
+            line(dstPtr + "[" + e + "] = (" + inb + ") ? " + srcPtr + "[" + e + "] : " + sType + "();",
+                 s.range);
+        else
+            line("if (" + inb + ") " + dstPtr + "[" + e + "] = " + srcPtr + "[" + e + "];", s.range);
+        close();
+        close();
+    }
+    close();
+    if (guardT)
+        close();
+    if (async && !m_inPipelineIssue) {
+        line("tb_cp_async_commit();", s.range);
+        line("tb_cp_async_wait<0>();", s.range);
+    }
+    return true;
+}
+
+// ------------------------------------------------------------------------------------------------ gemm
+
+void KernelEmitter::lowerGemm(const Stmt& s) {
+    const layout::GemmPlan* gp = nullptr;
+    if (m_plan)
+        for (const auto& g : m_plan->gemms)
+            if (g.gemm == &s)
+                gp = &g;
+    auto fail = [&](const std::string& why) {
+        error("codegen-gemm-unsupported", s.range, "T.gemm cannot be lowered to mma.sync: " + why,
+              "use float16/bfloat16 operands with a float32 accumulator and tiles that are multiples of 16");
+    };
+    if (!gp) {
+        fail("no gemm plan");
+        return;
+    }
+    if (gp->instruction.kind == layout::GemmInstructionKind::Wgmma) {
+        error("codegen-wgmma-unsupported", s.range,
+              "the plan uses wgmma for this T.gemm; the portable CUDA backend emits mma.sync",
+              "plan the program for sm_80 (tilec --arch sm_80); the sm_80 code also runs on Hopper");
+        return;
+    }
+    const Buffer* A = s.a.buffer;
+    const Buffer* B = s.b.buffer;
+    const Buffer* C = s.c.buffer;
+    if (!A || !B || !C)
+        return;
+    DType at = A->dtype;
+    if (!(at == DType::Float16 || at == DType::BFloat16) || B->dtype != at || C->dtype != DType::Float32 ||
+        C->scope != MemoryScope::Fragment || B->scope != MemoryScope::Shared ||
+        !(A->scope == MemoryScope::Shared || A->scope == MemoryScope::Fragment) || gp->instruction.k != 16) {
+        fail("operands are " + std::string(ir::dtypeName(at)) + " x " + ir::dtypeName(B->dtype) + " -> " +
+             ir::dtypeName(C->dtype) + " (" + ir::scopeName(A->scope) + ", " + ir::scopeName(B->scope) +
+             ", " + ir::scopeName(C->scope) + ")");
+        return;
+    }
+    auto last2 = [](const ir::Region& r, int64_t& x, int64_t& y) {
+        size_t n = r.extents.size();
+        if (n < 2)
+            return false;
+        auto a = ir::constantInt(r.extents[n - 2]), b = ir::constantInt(r.extents[n - 1]);
+        if (!a || !b)
+            return false;
+        x = *a;
+        y = *b;
+        return true;
+    };
+    int64_t a0, a1, b0, b1, c0, c1;
+    if (!last2(s.a, a0, a1) || !last2(s.b, b0, b1) || !last2(s.c, c0, c1)) {
+        fail("operand tiles must have constant 2-D shapes");
+        return;
+    }
+    int64_t M = s.transposeA ? a1 : a0, K = s.transposeA ? a0 : a1;
+    int64_t N = s.transposeB ? b0 : b1;
+    int64_t KB = s.transposeB ? b1 : b0;
+    const layout::WarpGrid& grid = gp->grid;
+    if (KB != K || c0 != M || c1 != N || K % 16 != 0 || grid.mWarp * grid.nWarp * 32 != m_threads) {
+        fail("shapes " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " with " +
+             std::to_string(grid.mWarp) + "x" + std::to_string(grid.nWarp) + " warps over " +
+             std::to_string(m_threads) + " threads");
+        return;
+    }
+    const int64_t WM = M / grid.mWarp, WN = N / grid.nWarp;
+    if (WM % 16 != 0 || WN % 8 != 0) {
+        fail("warp tile " + std::to_string(WM) + "x" + std::to_string(WN));
+        return;
+    }
+    const int64_t MI = WM / 16, NJ = WN / 8;
+    const bool bX4 = WN % 16 == 0;
+    const int64_t NB = bX4 ? WN / 16 : NJ;
+    // Shared operands: 16-byte rows for ldmatrix.
+    for (const ir::Region* r : {&s.a, &s.b}) {
+        if (r->buffer->scope != MemoryScope::Shared)
+            continue;
+        auto it = m_shared.find(r->buffer);
+        if (it == m_shared.end()) {
+            fail("shared operand without storage");
+            return;
+        }
+        bool ok = isMultipleOf(r->mins.back(), 8);
+        if (!it->second.hasLayout) {
+            auto last = r->buffer->constantExtent(r->buffer->rank() - 1);
+            ok = ok && last && *last % 8 == 0;
+        } else if (it->second.layout.inputShape().back() % 8 != 0) {
+            ok = false;
+        }
+        if (!ok) {
+            fail("shared operand '" + r->buffer->name + "' rows are not 16-byte aligned for ldmatrix");
+            return;
+        }
+    }
+    // Accumulator register of every (mi, nj, v), checked for every thread against C's fragment layout.
+    const layout::FragmentPlan* cp = m_plan->fragmentOf(C);
+    if (!cp) {
+        fail("the accumulator has no fragment layout");
+        return;
+    }
+    std::vector<int64_t> cMins;
+    for (const auto& m : s.c.mins) {
+        auto v = ir::constantInt(m);
+        if (!v) {
+            fail("the accumulator region must start at constant indices");
+            return;
+        }
+        cMins.push_back(*v);
+    }
+    CompiledFragment cf(cp->fragment);
+    std::vector<int64_t> cSlot(size_t(MI * NJ * 4), -1);
+    for (int64_t t = 0; t < m_threads; ++t) {
+        int64_t w = t / 32, lane = t % 32, wm = w % grid.mWarp, wn = w / grid.mWarp, g = lane / 4,
+                q = lane % 4;
+        for (int64_t mi = 0; mi < MI; ++mi)
+            for (int64_t nj = 0; nj < NJ; ++nj)
+                for (int64_t v = 0; v < 4; ++v) {
+                    std::vector<int64_t> p = cMins;
+                    p[p.size() - 2] += wm * WM + mi * 16 + g + 8 * (v / 2);
+                    p[p.size() - 1] += wn * WN + nj * 8 + 2 * q + v % 2;
+                    auto slot = cf.registerOf(p);
+                    int64_t& want = cSlot[size_t((mi * NJ + nj) * 4 + v)];
+                    if (!slot || !cf.heldBy(p, t) || (t > 0 && want != *slot)) {
+                        fail("the accumulator's fragment layout is not the mma.sync m16n8 layout of this "
+                             "warp grid");
+                        return;
+                    }
+                    want = *slot;
+                }
+    }
+    // Register operand A (RS gemm): slot of each (mi, kk, v) of the mma A atom.
+    const bool rs = A->scope == MemoryScope::Fragment;
+    std::vector<int64_t> aSlot;
+    if (rs) {
+        const layout::FragmentPlan* ap = m_plan->fragmentOf(A);
+        std::vector<int64_t> aMins;
+        for (const auto& m : s.a.mins) {
+            auto v = ir::constantInt(m);
+            if (!v || !ap) {
+                fail("the register operand needs a fragment layout and constant region starts");
+                return;
+            }
+            aMins.push_back(*v);
+        }
+        CompiledFragment af(ap->fragment);
+        const int64_t KK = K / 16;
+        aSlot.assign(size_t(MI * KK * 8), -1);
+        for (int64_t t = 0; t < m_threads; ++t) {
+            int64_t w = t / 32, lane = t % 32, wm = w % grid.mWarp, g = lane / 4, q = lane % 4;
+            for (int64_t mi = 0; mi < MI; ++mi)
+                for (int64_t kk = 0; kk < KK; ++kk)
+                    for (int64_t v = 0; v < 8; ++v) {
+                        int64_t row = wm * WM + mi * 16 + g + 8 * ((v / 2) % 2);
+                        int64_t col = kk * 16 + 2 * q + v % 2 + 8 * (v / 4);
+                        std::vector<int64_t> p = aMins;
+                        p[p.size() - 2] += s.transposeA ? col : row;
+                        p[p.size() - 1] += s.transposeA ? row : col;
+                        auto slot = af.registerOf(p);
+                        int64_t& want = aSlot[size_t((mi * KK + kk) * 8 + v)];
+                        if (!slot || !af.heldBy(p, t) || (t > 0 && want != *slot)) {
+                            fail("the register operand's fragment layout is not the mma.sync A layout");
+                            return;
+                        }
+                        want = *slot;
+                    }
+        }
+    }
+
+    const std::string lane = internalName("lane"), warpM = internalName("warp_m"),
+                      warpN = internalName("warp_n");
+    const std::string aFrag = internalName("a_frag"), bFrag = internalName("b_frag");
+    const std::string kk = internalName("kk"), mi = internalName("mi"), ni = internalName("ni");
+    const std::string mma = at == DType::Float16 ? "tb_mma_f16" : "tb_mma_bf16";
+    const std::string cName = nameOf(C);
+    comment("T.gemm(" + describeRegion(s.a) + (s.transposeA ? "^T" : "") + ", " + describeRegion(s.b) +
+                (s.transposeB ? "^T" : "") + " -> " + C->name + "): " + gp->instruction.name + ", " +
+                grid.toString() + ", " + (rs ? "A from registers" : "ldmatrix operands"),
+            s.range);
+    open("", s.range);
+    m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
+    line("const int " + lane + " = " + m_tx + " % 32;");
+    line("const int " + warpM + " = (" + m_tx + " / 32) % " + std::to_string(grid.mWarp) + ";");
+    line("const int " + warpN + " = (" + m_tx + " / 32) / " + std::to_string(grid.mWarp) + ";");
+    if (s.clearAccum && ir::constantInt(s.clearAccum) != 0) {
+        bool always = ir::constantInt(s.clearAccum).has_value();
+        std::string head = always ? "" : "if (" + expr(s.clearAccum) + ") ";
+        line(head + "for (int " + m_regName + " = 0; " + m_regName + " < " +
+                 std::to_string(cp->fragment.registersPerThread()) + "; ++" + m_regName + ") " + cName + "[" +
+                 m_regName + "] = 0.0f; // clear_accum",
+             s.range);
+    }
+    // Shared address of a (row, col) of an operand region.
+    auto smemPtr = [&](const ir::Region& r, const std::string& row, const std::string& col) {
+        std::vector<std::string> idx;
+        size_t n = r.mins.size();
+        for (size_t d = 0; d < n; ++d) {
+            std::string m = expr(r.mins[d]);
+            if (d + 2 == n)
+                idx.push_back(m == "0" ? row : m + " + " + row);
+            else if (d + 1 == n)
+                idx.push_back(m == "0" ? col : m + " + " + col);
+            else
+                idx.push_back(m);
+        }
+        return "&" + nameOf(r.buffer) + "[" + sharedOffset(r.buffer, idx) + "]";
+    };
+    auto emitMmas = [&](const std::string& aRef, const std::function<std::string(int64_t)>& aOf) {
+        (void)aRef;
+        for (int64_t i = 0; i < MI; ++i)
+            for (int64_t j = 0; j < NJ; ++j) {
+                std::string c;
+                for (int v = 0; v < 4; ++v)
+                    c += cName + "[" + std::to_string(cSlot[size_t((i * NJ + j) * 4 + v)]) + "], ";
+                std::string b0s, b1s;
+                if (bX4) {
+                    b0s = bFrag + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2) + "]";
+                    b1s = bFrag + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2 + 1) + "]";
+                } else {
+                    b0s = bFrag + "[" + std::to_string(j) + "][0]";
+                    b1s = bFrag + "[" + std::to_string(j) + "][1]";
+                }
+                line(mma + "(" + c + aOf(i) + ", " + b0s + ", " + b1s + ");", s.range);
+            }
+    };
+    auto emitBLoads = [&](const std::string& kBase) {
+        line("unsigned " + bFrag + "[" + std::to_string(NB) + "][" + (bX4 ? "4" : "2") + "];");
+        line("#pragma unroll");
+        open("for (int " + ni + " = 0; " + ni + " < " + std::to_string(NB) + "; ++" + ni + ")");
+        std::string n0 = warpN + " * " + std::to_string(WN) + " + " + ni + " * " + (bX4 ? "16" : "8");
+        std::string ptr;
+        if (!s.transposeB) { // B stored [K][N]: .trans
+            std::string row = kBase + " + " + lane + " % 16";
+            std::string col = bX4 ? n0 + " + (" + lane + " / 16) * 8" : n0;
+            ptr = smemPtr(s.b, row, col);
+            line(std::string(bX4 ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x2_trans(") + bFrag + "[" + ni +
+                     "], " + ptr + ");",
+                 s.b.range);
+        } else { // B stored [N][K]
+            std::string row =
+                bX4 ? n0 + " + 8 * (" + lane + " / 16) + " + lane + " % 8" : n0 + " + " + lane + " % 8";
+            std::string col =
+                bX4 ? kBase + " + 8 * ((" + lane + " % 16) / 8)" : kBase + " + 8 * ((" + lane + " / 8) % 2)";
+            ptr = smemPtr(s.b, row, col);
+            line(std::string(bX4 ? "tb_ldmatrix_x4(" : "tb_ldmatrix_x2(") + bFrag + "[" + ni + "], " + ptr +
+                     ");",
+                 s.b.range);
+        }
+        close();
+    };
+    if (!rs) {
+        line("#pragma unroll");
+        open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(K / 16) + "; ++" + kk + ")", s.range);
+        std::string kBase = kk + " * 16";
+        line("unsigned " + aFrag + "[" + std::to_string(MI) + "][4];");
+        line("#pragma unroll");
+        open("for (int " + mi + " = 0; " + mi + " < " + std::to_string(MI) + "; ++" + mi + ")");
+        std::string m0 = warpM + " * " + std::to_string(WM) + " + " + mi + " * 16";
+        if (!s.transposeA) {
+            line("tb_ldmatrix_x4(" + aFrag + "[" + mi + "], " +
+                     smemPtr(s.a, m0 + " + " + lane + " % 16", kBase + " + (" + lane + " / 16) * 8") + ");",
+                 s.a.range);
+        } else {
+            line("tb_ldmatrix_x4_trans(" + aFrag + "[" + mi + "], " +
+                     smemPtr(s.a, kBase + " + 8 * (" + lane + " / 16) + " + lane + " % 8",
+                             m0 + " + 8 * ((" + lane + " % 16) / 8)") +
+                     ");",
+                 s.a.range);
+        }
+        close();
+        emitBLoads(kBase);
+        emitMmas(aFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
+        close();
+    } else {
+        const std::string pack = at == DType::Float16 ? "tb_pack_f16" : "tb_pack_bf16";
+        const int64_t KK = K / 16;
+        const std::string aName = nameOf(A);
+        for (int64_t k = 0; k < KK; ++k) {
+            open("", s.range);
+            m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{ // k step " + std::to_string(k));
+            line("unsigned " + aFrag + "[" + std::to_string(MI) + "][4];");
+            for (int64_t i = 0; i < MI; ++i)
+                for (int reg = 0; reg < 4; ++reg) {
+                    auto sl = [&](int v) { return std::to_string(aSlot[size_t((i * KK + k) * 8 + v)]); };
+                    line(aFrag + "[" + std::to_string(i) + "][" + std::to_string(reg) + "] = " + pack + "(" +
+                             aName + "[" + sl(2 * reg) + "], " + aName + "[" + sl(2 * reg + 1) + "]);",
+                         s.a.range);
+                }
+            emitBLoads(std::to_string(k * 16));
+            emitMmas(aFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
+            close();
+        }
+    }
+    close();
+}
+
+// ---------------------------------------------------------------------------------------------- reduce
+
+void KernelEmitter::lowerReduce(const Stmt& s) {
+    const Buffer* src = s.srcBuffer;
+    const Buffer* dst = s.dstBuffer;
+    if (!src || !dst)
+        return;
+    const layout::ReducePlan* rp = nullptr;
+    if (m_plan)
+        for (const auto& r : m_plan->reduces)
+            if (r.reduce == &s)
+                rp = &r;
+    const layout::FragmentPlan* sp = m_plan ? m_plan->fragmentOf(src) : nullptr;
+    const layout::FragmentPlan* dp = m_plan ? m_plan->fragmentOf(dst) : nullptr;
+    if (!rp || !sp || !dp || src->scope != MemoryScope::Fragment || dst->scope != MemoryScope::Fragment) {
+        error("codegen-reduce-unsupported", s.range,
+              "T.reduce needs fragment source and destination with a reduce plan in the CUDA backend");
+        return;
+    }
+    const ThreadMap* smap = threadMapOf(sp->fragment, s.range);
+    const ThreadMap* dmap = threadMapOf(dp->fragment, s.range);
+    if (!smap || !dmap)
+        return;
+    size_t dim = size_t(s.dim);
+    size_t srank = sp->fragment.inputShape().size(), drank = dp->fragment.inputShape().size();
+    auto project = [&](const std::vector<int64_t>& p) {
+        std::vector<int64_t> q;
+        for (size_t d = 0; d < p.size(); ++d) {
+            if (d == dim) {
+                if (drank == srank)
+                    q.push_back(0);
+                continue;
+            }
+            q.push_back(p[d]);
+        }
+        return q;
+    };
+    std::vector<int> offsets(rp->shuffleOffsets.begin(), rp->shuffleOffsets.end());
+    std::vector<int> sharedOffsets(rp->sharedOffsets.begin(), rp->sharedOffsets.end());
+    // For each destination register: the source registers each thread folds (the same for every thread).
+    std::vector<std::vector<int64_t>> folds(size_t(dmap->regs));
+    std::vector<bool> known(size_t(dmap->regs), false);
+    for (int64_t t = 0; t < m_threads; ++t)
+        for (int64_t rd = 0; rd < dmap->regs; ++rd) {
+            std::vector<int64_t> pd = t < dmap->threads ? dmap->point(t, rd) : std::vector<int64_t>{};
+            if (pd.empty())
+                continue;
+            std::vector<int64_t> list;
+            if (t < smap->threads)
+                for (int64_t r = 0; r < smap->regs; ++r) {
+                    std::vector<int64_t> ps = smap->point(t, r);
+                    if (!ps.empty() && project(ps) == pd)
+                        list.push_back(r);
+                }
+            if (!known[size_t(rd)]) {
+                folds[size_t(rd)] = list;
+                known[size_t(rd)] = true;
+            } else if (folds[size_t(rd)] != list) {
+                error("codegen-reduce-layout", s.range,
+                      "threads fold different registers of '" + src->name + "' into register " +
+                          std::to_string(rd) + " of '" + dst->name + "'",
+                      "check `tilec plan` for the reduce's source and destination layouts");
+                return;
+            }
+            for (int off : offsets) {
+                int64_t partner = t ^ off;
+                if (partner >= dmap->threads || dmap->point(partner, rd) != pd) {
+                    error("codegen-reduce-layout", s.range,
+                          "thread " + std::to_string(t) + " and its butterfly partner " +
+                              std::to_string(partner) + " hold different elements of '" + dst->name + "'");
+                    return;
+                }
+            }
+        }
+    DType t = src->dtype;
+    bool fl = ir::isFloat(t);
+    std::string ct = cudaComputeType(dst->dtype);
+    std::string identity, fold, comb;
+    auto combine = [&](const std::string& a, const std::string& b) -> std::string {
+        switch (s.reduceKind) {
+        case ir::ReduceKind::Sum:
+        case ir::ReduceKind::AbsSum:
+            return a + " + " + b;
+        case ir::ReduceKind::Max:
+        case ir::ReduceKind::AbsMax:
+            return "tb_max(" + a + ", " + b + ")";
+        case ir::ReduceKind::Min:
+            return "tb_min(" + a + ", " + b + ")";
+        case ir::ReduceKind::BitAnd:
+            return a + " & " + b;
+        case ir::ReduceKind::BitOr:
+            return a + " | " + b;
+        case ir::ReduceKind::BitXor:
+            return a + " ^ " + b;
+        }
+        return a;
+    };
+    switch (s.reduceKind) {
+    case ir::ReduceKind::Sum:
+    case ir::ReduceKind::AbsSum:
+    case ir::ReduceKind::AbsMax:
+    case ir::ReduceKind::BitOr:
+    case ir::ReduceKind::BitXor:
+        identity = fl ? "0.0f" : "0";
+        break;
+    case ir::ReduceKind::Max:
+        identity = fl ? "(-tb_inf())" : "(-2147483647 - 1)";
+        break;
+    case ir::ReduceKind::Min:
+        identity = fl ? "tb_inf()" : "2147483647";
+        break;
+    case ir::ReduceKind::BitAnd:
+        identity = "(~0)";
+        break;
+    }
+    bool absFold = s.reduceKind == ir::ReduceKind::AbsSum || s.reduceKind == ir::ReduceKind::AbsMax;
+    std::string offsetsText;
+    for (int o : offsets)
+        offsetsText += (offsetsText.empty() ? "" : ", ") + std::to_string(o);
+    for (int o : sharedOffsets)
+        offsetsText += (offsetsText.empty() ? "" : ", ") + std::to_string(o) + " (shared)";
+    comment(std::string("T.reduce_") + ir::reduceKindName(s.reduceKind) + "(" + src->name + " -> " +
+                dst->name + ", dim=" + std::to_string(s.dim) + (s.clear ? "" : ", clear=False") + "): fold " +
+                std::to_string(folds.empty() ? 0 : folds[0].size()) + " registers per output" +
+                (offsetsText.empty() ? "" : ", then butterfly xor " + offsetsText),
+            s.range);
+    std::string acc = internalName("acc");
+    std::string srcName = nameOf(src), dstName = nameOf(dst);
+    for (int64_t rd = 0; rd < dmap->regs; ++rd) {
+        if (!known[size_t(rd)])
+            continue;
+        open("", s.range);
+        m_out->back().text.replace(m_out->back().text.find(" {"), 2,
+                                   "{ // " + dst->name + " register " + std::to_string(rd));
+        line(ct + " " + acc + " = " + identity + ";", s.range);
+        const auto& list = folds[size_t(rd)];
+        // An arithmetic progression of registers folds in an unrolled loop.
+        bool progression = list.size() > 2;
+        int64_t step = list.size() > 1 ? list[1] - list[0] : 1;
+        for (size_t k = 1; progression && k < list.size(); ++k)
+            progression = list[k] - list[k - 1] == step;
+        auto term = [&](const std::string& reg) {
+            std::string x = srcName + "[" + reg + "]";
+            return absFold ? (fl ? "fabsf(" + x + ")" : "abs(" + x + ")") : x;
+        };
+        if (progression) {
+            line("#pragma unroll");
+            line("for (int " + m_regName + " = " + std::to_string(list[0]) + "; " + m_regName +
+                     " <= " + std::to_string(list.back()) + "; " + m_regName + " += " + std::to_string(step) +
+                     ") " + acc + " = " + combine(acc, term(m_regName)) + ";",
+                 s.range);
+        } else {
+            for (int64_t r : list)
+                line(acc + " = " + combine(acc, term(std::to_string(r))) + ";", s.range);
+        }
+        for (int o : offsets)
+            line(acc + " = " +
+                     combine(acc, "__shfl_xor_sync(0xffffffffu, " + acc + ", " + std::to_string(o) + ")") +
+                     ";",
+                 s.range);
+        for (int o : sharedOffsets) {
+            line("__syncthreads();");
+            line(m_reduceScratch + "[" + m_tx + "] = " + acc + ";");
+            line("__syncthreads();");
+            line(acc + " = " + combine(acc, m_reduceScratch + "[" + m_tx + " ^ " + std::to_string(o) + "]") +
+                     ";",
+                 s.range);
+        }
+        std::string d = dstName + "[" + std::to_string(rd) + "]";
+        std::string value = s.clear ? acc : combine(d, acc);
+        if (dst->dtype == DType::Float16)
+            value = "tb_round_f16(" + value + ")";
+        else if (dst->dtype == DType::BFloat16)
+            value = "tb_round_bf16(" + value + ")";
+        line(d + " = " + value + ";", s.range);
+        close();
+    }
+    if (!sharedOffsets.empty())
+        line("__syncthreads(); // the scratch is reused by the next reduction");
+}
+
+// ------------------------------------------------------------------------------------- fill, atomics
+
+void KernelEmitter::lowerFill(const Stmt& s) {
+    const ir::Region& dst = s.dst;
+    if (!dst.buffer)
+        return;
+    const Buffer* b = dst.buffer;
+    bool whole = true;
+    for (size_t d = 0; d < dst.mins.size(); ++d)
+        whole = whole && ir::constantInt(dst.mins[d]) == 0 && ir::constantInt(dst.extents[d]) &&
+                b->constantExtent(d) == ir::constantInt(dst.extents[d]);
+    std::string value = expr(s.value);
+    if (b->scope == MemoryScope::Fragment && whole) {
+        const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(b) : nullptr;
+        if (!fp) {
+            error("codegen-no-fragment-layout", b->range,
+                  "fragment '" + b->name + "' has no layout in the plan");
+            return;
+        }
+        std::string regs = std::to_string(fp->fragment.registersPerThread());
+        comment("T.fill(" + b->name + ", " + ir::printExpr(s.value) + "): every register of the fragment",
+                s.range);
+        line("#pragma unroll");
+        line("for (int " + m_regName + " = 0; " + m_regName + " < " + regs + "; ++" + m_regName + ") " +
+                 nameOf(b) + "[" + m_regName + "] = " + value + ";",
+             s.range);
+        return;
+    }
+    if (b->scope == MemoryScope::LocalVar) {
+        line(nameOf(b) + " = " + value + ";", s.range);
+        return;
+    }
+    bool constant = true;
+    std::vector<int64_t> tile = nonUnitExtents(dst, constant);
+    if (!constant) {
+        error("codegen-fill-shape", s.range, "T.fill needs a compile-time region shape in the CUDA backend");
+        return;
+    }
+    if (tile.empty())
+        tile.push_back(1);
+    TileLoopVars vars = makeTileVars(tile.size());
+    std::vector<ExprPtr> idx = regionIndices(dst, vars);
+    auto store = ir::makeStmt(StmtKind::Store, s.range);
+    store->buffer = b;
+    store->indices = idx;
+    store->value = castTo(s.value, b->dtype);
+    ir::StmtPtr body = store;
+    if (b->scope == MemoryScope::Global)
+        if (ExprPtr ok = inBounds(b, idx)) {
+            auto guard = ir::makeStmt(StmtKind::IfThenElse, s.range);
+            guard->cond = ok;
+            guard->body = store;
+            body = guard;
+        }
+    m_syntheticStmts.push_back(body);
+    layout::Fragment map = defaultPartition(tile, m_threads, 1);
+    if (b->scope == MemoryScope::Fragment) {
+        const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(b) : nullptr;
+        if (fp && fp->fragment.inputShape() == tile)
+            map = fp->fragment;
+    }
+    if (b->scope == MemoryScope::Local) {
+        // Per-thread arrays: every thread fills its own copy.
+        map = layout::Fragment::fullyReplicated(tile, m_threads);
+    }
+    emitSimtLoop(map, vars.vars, *body, s.range, "T.fill(" + b->name + ")", true);
+}
+
+void KernelEmitter::lowerAtomicAdd(const Stmt& s) {
+    const ir::Region& dst = s.dst;
+    if (!dst.buffer)
+        return;
+    if (!s.src.buffer) {
+        // Scalar form at tile level: once per block, as the tile program means it.
+        std::string lhs = lvalueText(dst.buffer, dst.mins, 0);
+        line("if (" + m_tx + " == 0) atomicAdd(&" + lhs + ", " + expr(s.value) + ");", s.range);
+        return;
+    }
+    bool c1 = true, c2 = true;
+    std::vector<int64_t> tile = nonUnitExtents(s.src, c1);
+    if (!c1 || tile != nonUnitExtents(dst, c2) || !c2) {
+        error("codegen-atomic-shape", s.range, "T.atomic_add needs equal compile-time tile shapes");
+        return;
+    }
+    if (tile.empty())
+        tile.push_back(1);
+    TileLoopVars vars = makeTileVars(tile.size());
+    std::vector<ExprPtr> srcIdx = regionIndices(s.src, vars);
+    std::vector<ExprPtr> dstIdx = regionIndices(dst, vars);
+    auto add = ir::makeStmt(StmtKind::AtomicAdd, s.range);
+    add->dst.buffer = dst.buffer;
+    add->dst.mins = dstIdx;
+    add->value = castTo(ir::makeLoad(s.src.buffer, srcIdx), dst.buffer->dtype);
+    ir::StmtPtr body = add;
+    if (ExprPtr ok = inBounds(dst.buffer, dstIdx)) {
+        auto guard = ir::makeStmt(StmtKind::IfThenElse, s.range);
+        guard->cond = ok;
+        guard->body = add;
+        body = guard;
+    }
+    m_syntheticStmts.push_back(body);
+    layout::Fragment map = defaultPartition(tile, m_threads, 1);
+    if (s.src.buffer->scope == MemoryScope::Fragment) {
+        const layout::FragmentPlan* fp = m_plan ? m_plan->fragmentOf(s.src.buffer) : nullptr;
+        if (fp && fp->fragment.inputShape() == tile)
+            map = fp->fragment;
+    }
+    emitSimtLoop(map, vars.vars, *body, s.range, "T.atomic_add(" + dst.buffer->name + ")", true);
+}
+
+} // namespace tb::codegen

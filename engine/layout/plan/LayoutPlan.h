@@ -1,0 +1,163 @@
+// The layout plan of a tile program: everything the layout engine decides for each kernel, in plain data.
+// The passes fill it in order (warp partition -> layout inference -> loop plans -> shared layouts -> bank
+// analysis -> shared-memory budget); the views draw it, the CUDA backend executes it, and `tilec layouts`,
+// `tilec plan` and `tilec banks` print it (text and JSON, docs/layout-json.md). IR pointers refer into the
+// ir::Module the plan was computed from, which must outlive it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/Module.h"
+#include "engine/layout/algebra/Fragment.h"
+#include "engine/layout/algebra/GemmInstruction.h"
+#include "engine/layout/algebra/Layout.h"
+#include "engine/layout/algebra/SharedLayoutChoice.h"
+#include "engine/layout/algebra/WarpPartition.h"
+#include "engine/layout/bank/BankCost.h"
+#include "engine/target/Target.h"
+
+namespace tb::layout {
+
+// How strongly an op constrains a layout, TileLang's inference levels (reference §5.2).
+enum class InferenceLevel { Strict, Common, Free };
+const char* inferenceLevelName(InferenceLevel level); // "strict", "common", "free"
+
+// Who decided a fragment's layout: the op, at which level, and where it is in the source.
+struct LayoutOrigin {
+    const ir::Stmt* op = nullptr; // the gemm / parallel loop / reduce / copy / annotate_layout
+    InferenceLevel level = InferenceLevel::Free;
+    std::string description;      // "accumulator of gemm at line 30 (mma.sync 2x2 warps)"
+    SourceRange range;
+};
+
+struct FragmentPlan {
+    const ir::Buffer* buffer = nullptr;
+    Fragment fragment;
+    LayoutOrigin origin;
+    int64_t registersPerThread = 0;
+};
+
+struct SharedBufferPlan {
+    const ir::Buffer* buffer = nullptr;
+    SharedLayoutChoice choice;   // the layout used (swizzled, padded or linear) and why
+    Layout unswizzled;           // the plain row-major layout, for swizzle-off comparisons
+    bool annotated = false;      // T.annotate_layout decided it
+    int64_t bytes = 0;           // one stage
+    int stages = 1;              // copies of the buffer kept by the software pipeline
+};
+
+struct GemmPlan {
+    const ir::Stmt* gemm = nullptr;
+    GemmInstruction instruction;
+    WarpGrid grid;
+    Fragment fragmentA; // meaningful when A is a fragment (register operand) or for ldmatrix planning
+    Fragment fragmentB;
+    Fragment fragmentC;
+};
+
+// How a T.Parallel loop nest maps to threads: the loop's iteration space as a Fragment (iteration -> thread,
+// register), the vector width of its accesses and why it was limited.
+struct ParallelLoopPlan {
+    const ir::Stmt* loop = nullptr; // the outermost For of the nest
+    Fragment loopLayout;
+    int vectorWidth = 1;       // elements per access
+    std::string vectorReason;  // "limited to 4 by the fragment's contiguous run" ...
+    LayoutOrigin origin;       // which buffer's layout the loop followed
+};
+
+// T.reduce_*: thread-local partial results, then an all-reduce over the threads that share an output.
+struct ReducePlan {
+    const ir::Stmt* reduce = nullptr;
+    int64_t threadsPerOutput = 1;   // threads that hold parts of one output element
+    std::vector<int> shuffleOffsets; // butterfly XOR offsets within a warp (16, 8, 4, 2, 1 ...)
+    bool throughSharedMemory = false; // more than one warp per output: a round through shared memory
+    int64_t sharedScratchBytes = 0;
+    std::vector<int> sharedOffsets;   // XOR offsets >= warp size, each one round through shared memory
+    int64_t localElements = 1;        // source elements each thread folds locally per output first
+    std::string reason;               // "4 lanes of a quad hold each row: 2 shuffles (xor 2, 1)"
+};
+
+// How a T.copy moves data, per thread: instruction, vector width, and the thread -> element mapping.
+enum class CopyInstruction {
+    CpAsync,         // global -> shared, cp.async.cg 16 B (sm_80+)
+    VectorLoadStore, // plain ld/st of vectorWidth elements
+    FragmentToShared,
+    SharedToFragment,
+    FragmentToGlobal,
+    GlobalToFragment,
+    Tma,             // sm_90a bulk tensor copy (Hopper path; not used by the portable backend yet)
+};
+const char* copyInstructionName(CopyInstruction kind);
+
+struct CopyPlan {
+    const ir::Stmt* copy = nullptr;
+    CopyInstruction instruction = CopyInstruction::VectorLoadStore;
+    int vectorWidth = 1;  // elements per thread-access
+    std::string reason;
+    Fragment threadMap;   // element of the copied tile -> (thread, register); the loop plan of the copy
+};
+
+// One shared-memory instruction that the generated kernel will execute, with its per-lane addresses for
+// one representative warp instruction, its cost with the chosen layout and with the plain layout, and how
+// many times it executes per block (so totals per access, per line and per kernel can be formed).
+struct SharedAccessPlan {
+    const ir::Stmt* op = nullptr;       // the tile op or loop that makes it
+    const ir::Buffer* buffer = nullptr; // the shared buffer
+    std::string role;                   // "copy A tile global->shared", "ldmatrix A operand", ...
+    SourceRange range;
+    WarpAccess access;                  // representative warp instruction (chosen layout)
+    WarpAccess accessUnswizzled;        // the same instruction over the plain row-major layout
+    BankCost hardware;                  // hardware rule, chosen layout
+    BankCost sassMetric;                // CUPTI SASS-metric model, chosen layout
+    BankCost hardwareUnswizzled;
+    int64_t instructionsPerBlock = 0;   // warp-level instructions of this kind per block per kernel run
+    int64_t wavefrontsPerBlock = 0;     // sum over all of them (not just representative), hardware rule
+    int64_t idealWavefrontsPerBlock = 0;
+    int64_t wavefrontsPerBlockUnswizzled = 0;
+    int64_t sassWavefrontsPerBlock = 0;
+    bool visibleToCounters = true;      // false for cp.async.cg writes (bank-rules.md rule 6)
+    // Also filled by the bank analysis (docs/bank-analysis.md):
+    std::string instruction;              // SASS opcode, e.g. "LDSM.16.M88.4"; "wgmma descriptor" for wgmma
+    bool isStore = false;                 // a write (STS/STSM, cp.async); LDS/LDSM otherwise
+    bool wgmmaOperand = false;            // read by wgmma through a descriptor: modelled, no LSU counter
+    int64_t executionsPerBlock = 1;       // op executions per block: the enclosing loops' trip counts
+    bool executionsExact = true;          // false when an enclosing trip count is not a constant (counted 1)
+    int64_t sassIdealWavefrontsPerBlock = 0;
+    int64_t rowSpreadInstructionsPerBlock = 0; // cp.async.cg instructions flagged by rule 6
+    std::string note;                     // defaults the enumeration took
+};
+
+struct SharedMemoryBudgetPlan {
+    int64_t totalBytes = 0;
+    int64_t limitBytes = 0;
+    int64_t blocksPerSmBySharedMemory = 0;
+    int64_t blocksPerSmByThreads = 0;
+    int64_t blocksPerSm = 0; // the minimum of the limits above and the target's block limit
+};
+
+struct KernelPlan {
+    const ir::Stmt* kernel = nullptr;
+    const ir::PrimFunc* func = nullptr;
+    int64_t threads = 0;
+    std::vector<GemmPlan> gemms;
+    std::vector<FragmentPlan> fragments;
+    std::vector<SharedBufferPlan> sharedBuffers;
+    std::vector<ParallelLoopPlan> loops;
+    std::vector<ReducePlan> reduces;
+    std::vector<CopyPlan> copies;
+    std::vector<SharedAccessPlan> sharedAccesses;
+    SharedMemoryBudgetPlan budget;
+
+    const FragmentPlan* fragmentOf(const ir::Buffer* buffer) const;
+    const SharedBufferPlan* sharedOf(const ir::Buffer* buffer) const;
+};
+
+struct LayoutPlan {
+    Target target;
+    std::vector<KernelPlan> kernels;
+};
+
+} // namespace tb::layout

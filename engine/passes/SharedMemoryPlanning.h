@@ -1,0 +1,18 @@
+// Pass 5, shared-memory planning: the kernel's shared-memory budget (bytes per buffer x the stages the
+// software pipeline keeps, engine/check/SharedMemoryBudget.h — the same number the checks hold against
+// the limit; the small AllReduce scratch of cross-warp reductions is reported by each ReducePlan) against the
+// target's per-block limit, and how many blocks fit on one SM by shared memory, by threads and by the
+// target's block limit.
+#pragma once
+
+#include "engine/ir/Module.h"
+#include "engine/layout/plan/LayoutPlan.h"
+#include "engine/passes/PassContext.h"
+#include "engine/support/Diagnostics.h"
+
+namespace tb::passes {
+
+void runSharedMemoryPlanning(const ir::Module& module, layout::LayoutPlan& plan, const PassContext& context,
+                             DiagnosticEngine& diagnostics);
+
+} // namespace tb::passes

@@ -1,0 +1,110 @@
+// Warp partition: instruction, warp grid and fragments for every T.gemm.
+#include "engine/passes/WarpPartition.h"
+
+#include "engine/layout/algebra/GemmFragments.h"
+#include "engine/passes/IrQueries.h"
+
+namespace tb::passes {
+
+layout::GemmWarpPolicy toLayoutPolicy(ir::GemmWarpPolicy policy) {
+    switch (policy) {
+    case ir::GemmWarpPolicy::Square:
+        return layout::GemmWarpPolicy::Square;
+    case ir::GemmWarpPolicy::FullRow:
+        return layout::GemmWarpPolicy::FullRow;
+    case ir::GemmWarpPolicy::FullCol:
+        return layout::GemmWarpPolicy::FullCol;
+    }
+    return layout::GemmWarpPolicy::Square;
+}
+
+namespace {
+
+// The last two extents of a region (a gemm operand may be a 2-D slice of a higher-rank buffer).
+std::optional<std::pair<int64_t, int64_t>> tile2d(const ir::Region& region) {
+    std::optional<std::vector<int64_t>> extents = constantExtents(region);
+    if (!extents || extents->empty())
+        return std::nullopt;
+    std::vector<int64_t> dims;
+    for (size_t d : nonUnitDims(*extents))
+        dims.push_back((*extents)[d]);
+    while (dims.size() < 2)
+        dims.insert(dims.begin(), 1);
+    return std::make_pair(dims[dims.size() - 2], dims[dims.size() - 1]);
+}
+
+void reportLayoutError(DiagnosticEngine& diagnostics, const layout::LayoutError& error, SourceRange range) {
+    diagnostics.error(error.code, range, error.message, error.hint);
+}
+
+} // namespace
+
+void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
+                      DiagnosticEngine& diagnostics) {
+    for (layout::KernelPlan& kernel : plan.kernels) {
+        const int64_t numWarps = std::max<int64_t>(kernel.threads / context.target.warpSize, 1);
+        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+            if (s.kind != ir::StmtKind::Gemm || !s.a.buffer || !s.b.buffer || !s.c.buffer)
+                return;
+            auto a = tile2d(s.a), b = tile2d(s.b), c = tile2d(s.c);
+            if (!a || !b || !c) {
+                diagnostics.error("gemm-shape-symbolic", s.range,
+                                  "the gemm's operand tiles must have compile-time constant extents",
+                                  "use constant block sizes for T.gemm operands");
+                return;
+            }
+            const int64_t M = c->first, N = c->second;
+            const int64_t K = s.transposeA ? a->first : a->second;
+            layout::GemmOperandTypes types;
+            types.a = s.a.buffer->dtype;
+            types.b = s.b.buffer->dtype;
+            types.c = s.c.buffer->dtype;
+            types.aTransposed = s.transposeA;
+            types.bTransposed = s.transposeB;
+            types.aInShared = s.a.buffer->scope != ir::MemoryScope::Fragment;
+            types.bInShared = s.b.buffer->scope != ir::MemoryScope::Fragment;
+            auto instruction = layout::selectGemmInstruction(context.target, M, N, K, numWarps, types,
+                                                             context.options.disableWgmma);
+            if (!instruction) {
+                reportLayoutError(diagnostics, instruction.error(), s.range);
+                return;
+            }
+            auto grid = layout::computeWarpGrid(M, N, numWarps, toLayoutPolicy(s.policy), *instruction);
+            if (!grid) {
+                reportLayoutError(diagnostics, grid.error(), s.range);
+                return;
+            }
+            layout::GemmPlan gemm;
+            gemm.gemm = &s;
+            gemm.instruction = *instruction;
+            gemm.grid = *grid;
+            auto fragC = layout::makeGemmFragmentC(*grid);
+            if (!fragC) {
+                reportLayoutError(diagnostics, fragC.error(), s.range);
+                return;
+            }
+            gemm.fragmentC = *fragC;
+            if (!types.aInShared || grid->instruction == layout::GemmInstructionKind::MmaSync) {
+                auto fragA = layout::makeGemmFragmentA(*grid, K, s.transposeA);
+                if (fragA)
+                    gemm.fragmentA = *fragA;
+                else if (!types.aInShared) {
+                    reportLayoutError(diagnostics, fragA.error(), s.range);
+                    return;
+                }
+            }
+            if (grid->instruction == layout::GemmInstructionKind::MmaSync) {
+                auto fragB = layout::makeGemmFragmentB(*grid, K, s.transposeB);
+                if (fragB)
+                    gemm.fragmentB = *fragB;
+                else if (!types.bInShared) {
+                    reportLayoutError(diagnostics, fragB.error(), s.range);
+                    return;
+                }
+            }
+            kernel.gemms.push_back(std::move(gemm));
+        });
+    }
+}
+
+} // namespace tb::passes

@@ -1,0 +1,440 @@
+// GPU execution of a tile program against the CPU oracle; see GpuRun.h.
+#include "engine/run/GpuRun.h"
+
+#include "engine/exec/Executor.h"
+#include "engine/gpu/Nvrtc.h"
+#include "engine/passes/LayoutPipeline.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace tb::run {
+
+const char* gpuRunStageName(GpuRunStage stage) {
+    switch (stage) {
+    case GpuRunStage::Plan:
+        return "plan";
+    case GpuRunStage::Codegen:
+        return "codegen";
+    case GpuRunStage::Compile:
+        return "compile";
+    case GpuRunStage::Runner:
+        return "runner";
+    case GpuRunStage::Upload:
+        return "upload";
+    case GpuRunStage::Launch:
+        return "launch";
+    case GpuRunStage::Download:
+        return "download";
+    case GpuRunStage::Oracle:
+        return "oracle";
+    case GpuRunStage::Compare:
+        return "compare";
+    case GpuRunStage::Done:
+        return "done";
+    }
+    return "?";
+}
+
+void toleranceFor(ir::DType type, double& atol, double& rtol) {
+    switch (type) {
+    case ir::DType::Float16:
+        atol = rtol = 1e-2;
+        return;
+    case ir::DType::BFloat16:
+        atol = rtol = 3e-2;
+        return;
+    case ir::DType::Float8E4M3:
+    case ir::DType::Float8E5M2:
+        atol = rtol = 1.25e-1;
+        return;
+    case ir::DType::Float32:
+        atol = 1e-4;
+        rtol = 1e-3;
+        return;
+    case ir::DType::Float64:
+        atol = 1e-9;
+        rtol = 1e-9;
+        return;
+    case ir::DType::Bool:
+    case ir::DType::Int8:
+    case ir::DType::Int16:
+    case ir::DType::Int32:
+    case ir::DType::Int64:
+    case ir::DType::UInt8:
+    case ir::DType::UInt16:
+    case ir::DType::UInt32:
+    case ir::DType::UInt64:
+        atol = rtol = 0;
+        return;
+    }
+}
+
+namespace {
+
+uint16_t halfBits(double v) {
+    if (std::isnan(v))
+        return 0x7e00;
+    uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+    double a = std::fabs(v);
+    if (std::isinf(a) || a >= 65520.0)
+        return sign | 0x7c00;
+    if (a == 0)
+        return sign;
+    int e = 0;
+    std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
+    int E = e - 1;
+    if (E >= -14) {
+        double mant = std::nearbyint((a / std::ldexp(1.0, E) - 1.0) * 1024.0);
+        int biased = E + 15;
+        if (mant >= 1024) {
+            mant = 0;
+            ++biased;
+        }
+        if (biased >= 31)
+            return sign | 0x7c00;
+        return uint16_t(sign | (biased << 10) | int(mant));
+    }
+    return uint16_t(sign | int(std::nearbyint(a / std::ldexp(1.0, -24))));
+}
+
+double fromHalfBits(uint16_t h) {
+    double sign = (h & 0x8000) ? -1.0 : 1.0;
+    int exp = (h >> 10) & 31, mant = h & 1023;
+    if (exp == 0)
+        return sign * std::ldexp(double(mant), -24);
+    if (exp == 31)
+        return mant ? NAN : sign * INFINITY;
+    return sign * std::ldexp(1.0 + mant / 1024.0, exp - 15);
+}
+
+template <class T>
+void put(std::vector<char>& out, size_t i, T v) {
+    std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+}
+template <class T>
+T get(const std::vector<char>& in, size_t i) {
+    T v;
+    std::memcpy(&v, in.data() + i * sizeof(T), sizeof(T));
+    return v;
+}
+
+std::string field(const std::string& line, const std::string& key) {
+    size_t p = line.find(" " + key + "=");
+    if (p == std::string::npos)
+        return "";
+    p += key.size() + 2;
+    size_t e = line.find(' ', p);
+    return line.substr(p, e == std::string::npos ? std::string::npos : e - p);
+}
+
+} // namespace
+
+std::vector<char> tensorBytes(const HostTensor& t) {
+    size_t n = size_t(t.elementCount());
+    std::vector<char> out(n * size_t(ir::dtypeBytes(t.dtype)));
+    for (size_t i = 0; i < n && i < t.data.size(); ++i) {
+        double v = t.data[i];
+        switch (t.dtype) {
+        case ir::DType::Float16:
+            put<uint16_t>(out, i, halfBits(v));
+            break;
+        case ir::DType::BFloat16: {
+            float f = float(v);
+            uint32_t bits;
+            std::memcpy(&bits, &f, 4);
+            put<uint16_t>(out, i, uint16_t(bits >> 16));
+            break;
+        }
+        case ir::DType::Float32:
+            put<float>(out, i, float(v));
+            break;
+        case ir::DType::Float64:
+            put<double>(out, i, v);
+            break;
+        case ir::DType::Bool:
+        case ir::DType::UInt8:
+        case ir::DType::Float8E4M3:
+        case ir::DType::Float8E5M2:
+            put<uint8_t>(out, i, uint8_t(storedToInteger(v)));
+            break;
+        case ir::DType::Int8:
+            put<int8_t>(out, i, int8_t(storedToInteger(v)));
+            break;
+        case ir::DType::Int16:
+            put<int16_t>(out, i, int16_t(storedToInteger(v)));
+            break;
+        case ir::DType::UInt16:
+            put<uint16_t>(out, i, uint16_t(storedToInteger(v)));
+            break;
+        case ir::DType::Int32:
+            put<int32_t>(out, i, int32_t(storedToInteger(v)));
+            break;
+        case ir::DType::UInt32:
+            put<uint32_t>(out, i, uint32_t(storedToInteger(v)));
+            break;
+        case ir::DType::Int64:
+        case ir::DType::UInt64:
+            put<int64_t>(out, i, storedToInteger(v));
+            break;
+        }
+    }
+    return out;
+}
+
+bool tensorFromBytes(HostTensor& t, const std::vector<char>& bytes) {
+    size_t n = size_t(t.elementCount());
+    if (bytes.size() < n * size_t(ir::dtypeBytes(t.dtype)))
+        return false;
+    t.data.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        double v = 0;
+        switch (t.dtype) {
+        case ir::DType::Float16:
+            v = fromHalfBits(get<uint16_t>(bytes, i));
+            break;
+        case ir::DType::BFloat16: {
+            uint32_t bits = uint32_t(get<uint16_t>(bytes, i)) << 16;
+            float f;
+            std::memcpy(&f, &bits, 4);
+            v = f;
+            break;
+        }
+        case ir::DType::Float32:
+            v = get<float>(bytes, i);
+            break;
+        case ir::DType::Float64:
+            v = get<double>(bytes, i);
+            break;
+        case ir::DType::Bool:
+            v = get<uint8_t>(bytes, i) != 0;
+            break;
+        case ir::DType::UInt8:
+            v = get<uint8_t>(bytes, i);
+            break;
+        case ir::DType::Float8E4M3:
+        case ir::DType::Float8E5M2:
+            return false;
+        case ir::DType::Int8:
+            v = get<int8_t>(bytes, i);
+            break;
+        case ir::DType::Int16:
+            v = get<int16_t>(bytes, i);
+            break;
+        case ir::DType::UInt16:
+            v = get<uint16_t>(bytes, i);
+            break;
+        case ir::DType::Int32:
+            v = get<int32_t>(bytes, i);
+            break;
+        case ir::DType::UInt32:
+            v = get<uint32_t>(bytes, i);
+            break;
+        case ir::DType::Int64:
+            v = double(get<int64_t>(bytes, i));
+            break;
+        case ir::DType::UInt64:
+            v = integerToStored(get<int64_t>(bytes, i), t.dtype);
+            break;
+        }
+        t.data[i] = v;
+    }
+    return true;
+}
+
+layout::LayoutPlan portablePlan(const CompileResult& result, const layout::LayoutPlan& plan,
+                                DiagnosticEngine& diagnostics) {
+    bool wgmma = plan.target.hasWgmma;
+    for (const auto& k : plan.kernels)
+        for (const auto& g : k.gemms)
+            wgmma = wgmma || g.instruction.kind == layout::GemmInstructionKind::Wgmma;
+    if (!wgmma && !plan.kernels.empty())
+        return plan;
+    passes::PassContext context;
+    context.target = codegen::portableTarget(plan.target.name.empty() ? targetSm90a() : plan.target);
+    context.sources = &result.sources;
+    return passes::planLayouts(*result.module, context, diagnostics);
+}
+
+GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inputPlan,
+                      const GpuRunOptions& options) {
+    GpuRunResult out;
+    DiagnosticEngine diags;
+    auto finish = [&](GpuRunStage stage, std::string message) {
+        out.stage = stage;
+        out.message = std::move(message);
+        out.diagnostics = diags.diagnostics();
+        return out;
+    };
+    if (!result.ok() || result.module->funcs.empty())
+        return finish(GpuRunStage::Plan, "the program did not compile");
+    const ir::Module& module = *result.module;
+    const ir::PrimFunc& func = module.funcs.front();
+
+    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
+    if (diags.hasErrors())
+        return finish(GpuRunStage::Plan, "the layout passes reported errors");
+    codegen::CudaKernelSource code = codegen::generateCuda(module, plan, plan.target, diags, &result.sources);
+    if (!code.ok || code.units.empty() || diags.hasErrors())
+        return finish(GpuRunStage::Codegen, "CUDA generation failed");
+    const codegen::GeneratedUnit& unit = code.units.front();
+    out.cudaSource = unit.source;
+
+    // Inputs, exactly as the CPU executor gets them.
+    std::map<std::string, int64_t> dims = options.dims;
+    for (const ir::Var* v : func.dynamicDims)
+        dims.emplace(v->name, 256);
+    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags);
+    if (diags.hasErrors())
+        return finish(GpuRunStage::Upload, "cannot allocate the parameters");
+
+    // The runner.
+    std::unique_ptr<gpu::RunnerClient> owned;
+    gpu::RunnerClient* client = options.client;
+    if (!client) {
+        gpu::RunnerOptions ro;
+        ro.executable = options.runnerPath.empty() ? gpu::defaultRunnerPath() : options.runnerPath;
+        ro.arguments = options.runnerArguments;
+        ro.watchdog = options.watchdog;
+        owned = std::make_unique<gpu::RunnerClient>(ro);
+        client = owned.get();
+    }
+    std::string startError;
+    if (!client->isRunning() && !client->start(&startError))
+        return finish(GpuRunStage::Runner, "cannot start tilebench-runner: " + startError);
+    gpu::RunnerReply devices = client->request("devices");
+    if (!devices.ok() || devices.dataLines.empty())
+        return finish(GpuRunStage::Runner,
+                      "no GPU available: " +
+                          (devices.ok() ? devices.field("reason", "no devices") : devices.message));
+    const std::string& dev = devices.dataLines.front();
+    out.arch = options.arch.empty() ? field(dev, "arch") : options.arch;
+    out.device = field(dev, "name");
+    if (out.arch.empty())
+        out.arch = "sm_80";
+
+    auto failedReply = [&](GpuRunStage stage, const gpu::RunnerReply& reply, const std::string& what) {
+        out.fault = reply.status == gpu::RunnerStatus::Fault;
+        out.timeout = reply.status == gpu::RunnerStatus::Timeout;
+        out.runnerRestarted = reply.runnerRestarted;
+        return finish(stage, what + ": " + reply.message);
+    };
+
+    // Compile every kernel of the unit.
+    std::vector<gpu::CudaCompileResult> binaries;
+    for (const codegen::GeneratedKernel& k : unit.kernels) {
+        gpu::CudaCompileOptions co;
+        co.arch = out.arch;
+        gpu::CudaCompileResult cr = gpu::compileCuda(unit.source, k.name, co);
+        if (!cr.ok)
+            return finish(GpuRunStage::Compile, "NVRTC failed for " + k.name + ": " + cr.log);
+        GpuKernelReport report;
+        report.name = k.name;
+        report.registers = cr.registers;
+        report.spillStoreBytes = cr.spillStoreBytes;
+        report.spillLoadBytes = cr.spillLoadBytes;
+        report.dynamicSharedBytes = k.launch.dynamicSharedBytes;
+        for (int d = 0; d < 3; ++d) {
+            auto g = codegen::evaluateLaunchExpr(k.launch.grid[size_t(d)], dims);
+            if (!g || *g < 1)
+                return finish(GpuRunStage::Launch, "cannot evaluate the grid of " + k.name);
+            report.grid[d] = *g;
+            report.block[d] = k.launch.block[d];
+        }
+        out.kernels.push_back(report);
+        binaries.push_back(std::move(cr));
+    }
+
+    // Buffers.
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.size(); ++i) {
+        std::string name = "p" + std::to_string(i);
+        names.push_back(name);
+        std::vector<char> bytes = tensorBytes(params[i]);
+        size_t size = std::max<size_t>(bytes.size(), 16);
+        client->request("free " + name); // a reused runner may still hold it
+        gpu::RunnerReply a = client->request("alloc " + name + " " + std::to_string(size));
+        if (!a.ok())
+            return failedReply(GpuRunStage::Upload, a, "alloc " + params[i].name);
+        if (!bytes.empty()) {
+            gpu::RunnerReply w = client->writeBuffer(name, bytes.data(), bytes.size());
+            if (!w.ok())
+                return failedReply(GpuRunStage::Upload, w, "write " + params[i].name);
+        }
+    }
+
+    // Launch in order.
+    std::string args;
+    for (const auto& n : names)
+        args += (args.empty() ? "buf:" : ",buf:") + n;
+    for (const ir::Var* v : func.dynamicDims)
+        args += std::string(args.empty() ? "" : ",") + (v->dtype == ir::DType::Int64 ? "i64:" : "i32:") +
+                std::to_string(dims[v->name]);
+    for (size_t k = 0; k < unit.kernels.size(); ++k) {
+        std::string id = "k" + std::to_string(k);
+        gpu::RunnerReply l = client->loadCubin(id, out.arch, unit.kernels[k].name, binaries[k].cubin);
+        if (!l.ok())
+            return failedReply(GpuRunStage::Launch, l, "load " + unit.kernels[k].name);
+        const GpuKernelReport& r = out.kernels[k];
+        std::string line = "launch " + id + " grid=" + std::to_string(r.grid[0]) + "," +
+                           std::to_string(r.grid[1]) + "," + std::to_string(r.grid[2]) +
+                           " block=" + std::to_string(r.block[0]) + "," + std::to_string(r.block[1]) + "," +
+                           std::to_string(r.block[2]) + " smem=" + std::to_string(r.dynamicSharedBytes) +
+                           (args.empty() ? "" : " args=" + args);
+        gpu::RunnerReply lr = client->request(line, options.watchdog);
+        if (!lr.ok())
+            return failedReply(GpuRunStage::Launch, lr, "kernel " + unit.kernels[k].name);
+        out.kernels[k].wallMs = std::atof(lr.field("wall_ms", "0").c_str());
+    }
+
+    // Download every parameter (kernels may write any of them).
+    out.gpuParams = params;
+    for (size_t i = 0; i < params.size(); ++i) {
+        std::vector<char> bytes;
+        gpu::RunnerReply rd = client->readBuffer(names[i], bytes);
+        if (!rd.ok())
+            return failedReply(GpuRunStage::Download, rd, "read " + params[i].name);
+        if (!tensorFromBytes(out.gpuParams[i], bytes))
+            return finish(GpuRunStage::Download, "cannot decode " + params[i].name);
+    }
+    for (const auto& n : names)
+        client->request("free " + n);
+    out.ran = true;
+    if (!options.compare) {
+        out.matches = true;
+        return finish(GpuRunStage::Done, "");
+    }
+
+    // The oracle.
+    std::vector<HostTensor> expected = params;
+    auto start = std::chrono::steady_clock::now();
+    if (!executePrimFunc(module, func, expected, dims, diags))
+        return finish(GpuRunStage::Oracle, "the CPU executor failed");
+    out.oracleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    bool anyOutput = false;
+    for (const ir::Buffer* b : func.params)
+        anyOutput = anyOutput || b->isOutput;
+    out.matches = true;
+    for (const ir::Buffer* b : func.params) {
+        if (anyOutput && !b->isOutput)
+            continue;
+        GpuOutputCheck check;
+        check.name = b->name;
+        check.paramIndex = b->paramIndex;
+        toleranceFor(b->dtype, check.atol, check.rtol);
+        if (options.atol >= 0)
+            check.atol = options.atol;
+        if (options.rtol >= 0)
+            check.rtol = options.rtol;
+        check.comparison = compareTensors(out.gpuParams[size_t(b->paramIndex)],
+                                          expected[size_t(b->paramIndex)], check.atol, check.rtol);
+        out.matches = out.matches && check.comparison.ok();
+        out.outputs.push_back(std::move(check));
+    }
+    return finish(out.matches ? GpuRunStage::Done : GpuRunStage::Compare,
+                  out.matches ? "" : "results differ");
+}
+
+} // namespace tb::run

@@ -1,0 +1,88 @@
+// Running a compiled tile program on the GPU and checking it against the CPU reference executor (the
+// oracle): generate CUDA (engine/codegen), compile it with NVRTC for the device's architecture, upload the
+// same seeded inputs the executor uses (allocateParams), launch every kernel in order in the isolated
+// runner process (engine/gpu/RunnerClient.h), download the outputs and compare them with the executor's,
+// with a tolerance by dtype. Faults and hangs come back as values (the runner restarts); nothing here
+// throws, prints or can take the caller down.
+#pragma once
+
+#include "engine/codegen/CudaCodegen.h"
+#include "engine/exec/HostTensor.h"
+#include "engine/gpu/RunnerClient.h"
+#include "engine/layout/plan/LayoutPlan.h"
+#include "engine/pipeline/Pipeline.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tb::run {
+
+struct GpuRunOptions {
+    uint64_t seed = 0x7113BE7C;
+    std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256 (as tilec run --cpu)
+    std::string runnerPath;              // empty: gpu::defaultRunnerPath()
+    std::vector<std::string> runnerArguments;
+    std::string arch; // empty: the device's native architecture (sm_90a on H200)
+    std::chrono::milliseconds watchdog{20000};
+    gpu::RunnerClient* client = nullptr; // reuse a started runner; else one is started for this run
+    bool compare = true;                 // run the CPU oracle and compare
+    double atol = -1, rtol = -1;         // override the per-dtype tolerance when >= 0
+};
+
+struct GpuKernelReport {
+    std::string name;
+    int registers = -1, spillStoreBytes = -1, spillLoadBytes = -1;
+    int64_t dynamicSharedBytes = 0;
+    int64_t grid[3] = {1, 1, 1};
+    int64_t block[3] = {1, 1, 1};
+    double wallMs = 0;
+};
+
+struct GpuOutputCheck {
+    std::string name;
+    int paramIndex = -1;
+    ComparisonResult comparison;
+    double atol = 0, rtol = 0;
+};
+
+enum class GpuRunStage { Plan, Codegen, Compile, Runner, Upload, Launch, Download, Oracle, Compare, Done };
+const char* gpuRunStageName(GpuRunStage stage);
+
+struct GpuRunResult {
+    bool ran = false;     // every kernel ran and the outputs came back
+    bool matches = false; // and they agree with the oracle (or compare was off)
+    bool ok() const { return ran && matches; }
+    GpuRunStage stage = GpuRunStage::Plan; // the stage that failed, Done when none
+    std::string message;                   // why it failed
+    bool fault = false;                    // the kernel faulted (illegal address, trap, ...)
+    bool timeout = false;                  // the watchdog killed it
+    bool runnerRestarted = false;
+    std::string arch, device;
+    std::vector<GpuKernelReport> kernels;
+    std::vector<GpuOutputCheck> outputs;
+    std::vector<HostTensor> gpuParams; // every parameter after the GPU run (outputs downloaded)
+    std::vector<Diagnostic> diagnostics;
+    std::string cudaSource;
+    double oracleSeconds = 0;
+};
+
+// Tolerances used for a dtype: float16 1e-2/1e-2, bfloat16 3e-2/3e-2, float32 1e-4/1e-3, integers exact.
+void toleranceFor(ir::DType type, double& atol, double& rtol);
+
+// A plan the portable CUDA backend can execute: `plan` itself unless it uses wgmma, else the same layout
+// passes re-run for codegen::portableTarget(plan.target): the mma.sync path with the device's limits.
+layout::LayoutPlan portablePlan(const CompileResult& result, const layout::LayoutPlan& plan,
+                                DiagnosticEngine& diagnostics);
+
+// Runs the program's first PrimFunc. Pre: result.ok().
+GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& plan,
+                      const GpuRunOptions& options);
+
+// Host tensor <-> the bytes the kernel sees (float16/bfloat16 as IEEE bit patterns). Exposed for tests.
+std::vector<char> tensorBytes(const HostTensor& tensor);
+bool tensorFromBytes(HostTensor& tensor, const std::vector<char>& bytes);
+
+} // namespace tb::run

@@ -1,0 +1,90 @@
+#include "engine/tools/tilec/GpuRunCommand.h"
+
+#include "engine/run/GpuRun.h"
+#include "engine/support/Json.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace tb::tilec {
+
+namespace {
+std::string indexText(const std::vector<int64_t>& index) {
+    std::string s = "[";
+    for (size_t i = 0; i < index.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(index[i]);
+    return s + "]";
+}
+} // namespace
+
+int runOnGpu(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan) {
+    run::GpuRunOptions options;
+    options.seed = cl.seed;
+    for (const auto& [name, value] : cl.dims)
+        options.dims[name] = std::strtoll(value.c_str(), nullptr, 0);
+    run::GpuRunResult r = run::runOnGpu(result, plan, options);
+    std::string diags = formatDiagnostics(result.sources, r.diagnostics);
+    if (!diags.empty())
+        std::fprintf(stderr, "%s", diags.c_str());
+    const std::string& name = result.module->sourceName;
+    if (cl.json) {
+        JsonWriter json;
+        json.beginObject().field("ok", r.ok()).field("stage", run::gpuRunStageName(r.stage));
+        json.field("message", r.message).field("arch", r.arch).field("device", r.device);
+        json.field("fault", r.fault).field("timeout", r.timeout).key("kernels").beginArray();
+        for (const auto& k : r.kernels)
+            json.beginObject()
+                .field("name", k.name)
+                .field("registers", int64_t(k.registers))
+                .field("spillStoreBytes", int64_t(k.spillStoreBytes))
+                .field("sharedBytes", k.dynamicSharedBytes)
+                .field("wallMs", k.wallMs)
+                .endObject();
+        json.endArray().key("outputs").beginArray();
+        for (const auto& o : r.outputs)
+            json.beginObject()
+                .field("name", o.name)
+                .field("ok", o.comparison.ok())
+                .field("maxAbsError", o.comparison.maxAbsError)
+                .field("maxRelError", o.comparison.maxRelError)
+                .field("mismatches", o.comparison.mismatches)
+                .endObject();
+        json.endArray().endObject();
+        std::printf("%s\n", json.str().c_str());
+    } else if (r.ran) {
+        std::printf("%s: ran %zu kernel%s on %s (%s), seed %llu\n", name.c_str(), r.kernels.size(),
+                    r.kernels.size() == 1 ? "" : "s", r.device.c_str(), r.arch.c_str(),
+                    static_cast<unsigned long long>(cl.seed));
+        for (const auto& k : r.kernels)
+            std::printf(
+                "  %-28s grid %lldx%lldx%lld block %lld smem %lld B, %d registers, %d B spilled, %.3f ms\n",
+                k.name.c_str(), (long long)k.grid[0], (long long)k.grid[1], (long long)k.grid[2],
+                (long long)k.block[0], (long long)k.dynamicSharedBytes, k.registers, k.spillStoreBytes,
+                k.wallMs);
+        for (const auto& o : r.outputs) {
+            std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g)\n",
+                        o.name.c_str(), o.comparison.ok() ? "ok      " : "MISMATCH", o.comparison.maxAbsError,
+                        o.comparison.maxRelError, o.atol, o.rtol);
+            if (o.comparison.shapeMismatch)
+                std::printf("    shape differs from the CPU executor's\n");
+            else if (!o.comparison.ok())
+                std::printf("    %lld elements differ; first at %s: got %.6g, expected %.6g\n",
+                            static_cast<long long>(o.comparison.mismatches),
+                            indexText(o.comparison.firstMismatch).c_str(), o.comparison.actualAtMismatch,
+                            o.comparison.expectedAtMismatch);
+        }
+        std::printf("%s against the CPU reference executor\n", r.matches ? "correct" : "WRONG RESULTS");
+    }
+    if (!r.ran && !cl.json)
+        std::fprintf(stderr, "tilec: error: GPU run failed at %s: %s%s\n", run::gpuRunStageName(r.stage),
+                     r.message.c_str(), r.runnerRestarted ? " (the runner was restarted)" : "");
+    if (r.ok())
+        return ExitOk;
+    if (r.ran)
+        return ExitWrongResult;
+    if (r.stage == run::GpuRunStage::Codegen || r.stage == run::GpuRunStage::Plan)
+        return ExitCompileError;
+    return ExitRuntimeError;
+}
+
+} // namespace tb::tilec

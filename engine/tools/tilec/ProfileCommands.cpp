@@ -1,0 +1,479 @@
+// tilec bench / profile / sweep (see ProfileCommands.h).
+#include "engine/tools/tilec/ProfileCommands.h"
+
+#include "engine/catalog/SampleCatalog.h"
+#include "engine/gpu/Nvrtc.h"
+#include "engine/gpu/RunnerClient.h"
+#include "engine/gpu/RunnerProtocol.h"
+#include "engine/profile/BenchHistory.h"
+#include "engine/profile/CubinLineTable.h"
+#include "engine/profile/CudaBenchSpec.h"
+#include "engine/profile/ProfileReport.h"
+#include "engine/profile/SweepSpec.h"
+#include "engine/support/Json.h"
+#include "engine/tools/tilec/CommandLine.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+namespace tb::tilec {
+
+namespace {
+
+using namespace tb::profile;
+
+struct Options {
+    std::string command, file;
+    std::vector<std::pair<std::string, std::string>> params;
+    std::vector<std::string> sweepArgs;
+    std::string vs;
+    bool json = false, flushL2 = false, events = false, fake = false, noCeilings = false;
+    std::string fakeCupti, runner, history;
+    int repeat = 20, warmup = 5;
+};
+
+std::string usage() {
+    return profileUsageText();
+}
+
+bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
+    o.command = argc > 1 ? argv[1] : "";
+    for (int i = 2; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&](std::string& out) {
+            if (i + 1 >= argc) {
+                error = "option " + a + " needs a value";
+                return false;
+            }
+            out = argv[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "-p" || a == "--param") {
+            if (!value(v))
+                return false;
+            if (o.command == "sweep") {
+                o.sweepArgs.push_back(v);
+            } else {
+                size_t eq = v.find('=');
+                if (eq == std::string::npos || eq == 0) {
+                    error = "expected NAME=VALUE after -p, got '" + v + "'";
+                    return false;
+                }
+                o.params.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+            }
+        } else if (a == "--vs") {
+            if (!value(o.vs))
+                return false;
+            if (o.vs != "cublas" && o.vs != "previous") {
+                error = "--vs takes cublas or previous, not '" + o.vs + "'";
+                return false;
+            }
+        } else if (a == "--repeat" || a == "--warmup") {
+            if (!value(v))
+                return false;
+            int n = std::atoi(v.c_str());
+            if (n < (a == "--repeat" ? 1 : 0) || n > 10000) {
+                error = a + " must be " + (a == "--repeat" ? "1" : "0") + "..10000";
+                return false;
+            }
+            (a == "--repeat" ? o.repeat : o.warmup) = n;
+        } else if (a == "--json") {
+            o.json = true;
+        } else if (a == "--flush-l2") {
+            o.flushL2 = true;
+        } else if (a == "--events") {
+            o.events = true;
+        } else if (a == "--no-ceilings") {
+            o.noCeilings = true;
+        } else if (a == "--fake") {
+            o.fake = true;
+        } else if (a.rfind("--fake-cupti=", 0) == 0) {
+            o.fake = true;
+            o.fakeCupti = a.substr(13);
+        } else if (a == "--runner") {
+            if (!value(o.runner))
+                return false;
+        } else if (a == "--history") {
+            if (!value(o.history))
+                return false;
+        } else if (!a.empty() && a[0] == '-') {
+            error = "unknown option " + a;
+            return false;
+        } else if (o.file.empty()) {
+            o.file = a;
+        } else {
+            error = "unexpected argument '" + a + "'";
+            return false;
+        }
+    }
+    if (o.file.empty()) {
+        error = "'" + o.command + "' needs a FILE";
+        return false;
+    }
+    if (o.command != "bench" && !o.vs.empty()) {
+        error = "--vs is an option of bench";
+        return false;
+    }
+    return true;
+}
+
+std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+// The runner with the options' mode; nullptr after printing why it cannot run kernels.
+std::unique_ptr<gpu::RunnerClient> startRunner(const Options& o, std::string& device) {
+    gpu::RunnerOptions ro;
+    ro.executable = !o.runner.empty() ? o.runner : envOr("TILEBENCH_RUNNER", gpu::defaultRunnerPath());
+    if (o.fake) {
+        ro.arguments.push_back("--fake");
+        if (!o.fakeCupti.empty())
+            ro.arguments.push_back("--fake-cupti=" + o.fakeCupti);
+    }
+    ro.watchdog = std::chrono::milliseconds(60000);
+    auto client = std::make_unique<gpu::RunnerClient>(ro);
+    std::string error;
+    if (!client->start(&error)) {
+        std::fprintf(stderr, "tilec: error: cannot start the runner %s: %s\n", ro.executable.c_str(),
+                     error.c_str());
+        return nullptr;
+    }
+    if (client->helloReply().field("gpus", "0") == "0") {
+        std::fprintf(stderr, "tilec: error: no GPU: %s\n",
+                     client->helloReply().field("reason", "unknown").c_str());
+        return nullptr;
+    }
+    gpu::RunnerReply devices = client->request("devices");
+    std::string arch = "sm_90a";
+    for (const std::string& line : devices.dataLines) {
+        gpu::ProtocolLine d = gpu::parseProtocolLine(line);
+        if (d.words.size() >= 1 && d.words[0] == "0") {
+            device = d.field("name");
+            arch = d.field("arch", arch);
+        }
+    }
+    device += " (" + arch + ")";
+    return client;
+}
+
+std::string deviceArch(const std::string& device) {
+    size_t open = device.rfind('('), close = device.rfind(')');
+    return open != std::string::npos && close > open ? device.substr(open + 1, close - open - 1) : "sm_90a";
+}
+
+struct Prepared {
+    CudaBenchSpec spec;
+    gpu::CudaCompileResult compiled;
+    std::string error;
+};
+
+// Reads, parses and compiles one configuration; prints diagnostics.
+bool prepare(const Options& o, const std::vector<std::pair<std::string, std::string>>& params,
+             const std::string& arch, Prepared& p) {
+    std::string text;
+    if (!readTextFile(o.file, text)) {
+        p.error = "cannot read '" + o.file + "'";
+        return false;
+    }
+    if (o.file.size() < 3 || o.file.substr(o.file.size() - 3) != ".cu") {
+        p.error =
+            "tile programs need the engine's GPU run path (engine/run), which this build does not have yet; "
+            "bench/profile/sweep take hand-written .cu files with // tilebench-* directives for now";
+        return false;
+    }
+    DiagnosticEngine diags;
+    if (!parseCudaBenchSpec(text, params, p.spec, diags)) {
+        for (const Diagnostic& d : diags.diagnostics())
+            p.error += d.message + (d.hint.empty() ? "" : " (hint: " + d.hint + ")") + " [" + d.code + "]";
+        return false;
+    }
+    gpu::CudaCompileOptions co;
+    co.arch = arch;
+    co.lineInfo = true;
+    p.compiled = gpu::compileCuda(p.spec.source, p.spec.kernel, co);
+    if (!p.compiled.ok) {
+        p.error = "compilation failed:\n" + p.compiled.log;
+        return false;
+    }
+    return true;
+}
+
+// Loads the module and the buffers and runs the kernel once. Error text on failure.
+std::string setUp(gpu::RunnerClient& client, const Prepared& p, const std::string& arch) {
+    gpu::RunnerReply r = client.loadCubin("k", arch, p.spec.kernel, p.compiled.cubin);
+    if (!r.ok())
+        return "load: " + r.message;
+    for (const BenchBuffer& b : p.spec.buffers) {
+        client.request("free " + b.name);
+        r = client.request("alloc " + b.name + " " +
+                           std::to_string(b.count * uint64_t(benchDtypeBytes(b.dtype))));
+        if (!r.ok())
+            return "alloc " + b.name + ": " + r.message;
+        if (b.init != "zero") {
+            r = client.request("fill " + b.name + " " + b.dtype + " " + b.init);
+            if (!r.ok())
+                return "fill " + b.name + ": " + r.message;
+        }
+    }
+    r = client.request("launch k " + p.spec.launchFields, std::chrono::milliseconds(60000));
+    if (!r.ok())
+        return "launch: " + r.message;
+    return {};
+}
+
+TimingRequest timingRequest(const Options& o) {
+    TimingRequest t;
+    t.warmup = o.warmup;
+    t.repeat = o.repeat;
+    t.flushL2 = o.flushL2;
+    t.cupti = !o.events;
+    return t;
+}
+
+std::string subjectText(const Options& o, const CudaBenchSpec& spec) {
+    std::string params = paramsText(spec.params);
+    return o.file + (params.empty() ? "" : " " + params);
+}
+
+int benchOrProfile(const Options& o) {
+    std::string device;
+    auto client = startRunner(o, device);
+    if (!client)
+        return ExitRuntimeError;
+    std::string arch = deviceArch(device);
+    Prepared p;
+    if (!prepare(o, o.params, arch, p)) {
+        std::fprintf(stderr, "tilec: error: %s\n", p.error.c_str());
+        return p.error.rfind("compilation", 0) == 0 ? ExitCompileError : ExitRuntimeError;
+    }
+    if (std::string e = setUp(*client, p, arch); !e.empty()) {
+        std::fprintf(stderr, "tilec: error: %s\n", e.c_str());
+        return ExitRuntimeError;
+    }
+    ProfileReport report;
+    report.subject = subjectText(o, p.spec);
+    report.kernel = p.spec.kernel;
+    report.device = device;
+    report.registers = p.compiled.registers;
+    report.sharedBytes = p.compiled.sharedBytes;
+    report.warmup = o.warmup;
+    report.work = {p.spec.flops, p.spec.bytes};
+    std::string error;
+    if (!o.noCeilings && !measureCeilings(*client, report.ceilings, error))
+        std::fprintf(stderr, "tilec: warning: ceilings not measured: %s\n", error.c_str());
+    report.timing = timeKernel(*client, "k", "", timingRequest(o));
+    finishReport(report);
+
+    if (o.vs == "cublas") {
+        PeerComparison peer;
+        peer.name = "cuBLAS fp16 GEMM " + std::to_string(p.spec.gemmM) + "x" + std::to_string(p.spec.gemmN) +
+                    "x" + std::to_string(p.spec.gemmK);
+        if (!p.spec.gemmM) {
+            peer.note = "the file has no '// tilebench-gemm: m= n= k=' directive";
+        } else {
+            TimingOutcome t =
+                timeCublasGemm(*client, p.spec.gemmM, p.spec.gemmN, p.spec.gemmK, timingRequest(o));
+            if (!t.ok) {
+                peer.note = t.error;
+            } else {
+                peer.peerMedianMs = t.summary.medianMs;
+                peer.ratio = report.timing.summary.medianMs > 0
+                                 ? t.summary.medianMs / report.timing.summary.medianMs
+                                 : 0;
+                peer.name += " (" + t.clock + (t.library.empty() ? "" : ", " + t.library) + ")";
+            }
+        }
+        report.peers.push_back(peer);
+    }
+    std::string historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
+    std::string key = historyKey(o.file, p.spec.params, arch);
+    BenchHistory history;
+    bool historyOk = !historyPath.empty() && history.load(historyPath, error);
+    if (!historyPath.empty() && !historyOk)
+        std::fprintf(stderr, "tilec: warning: bench history not used: %s\n", error.c_str());
+    if (o.vs == "previous") {
+        PeerComparison peer;
+        auto previous = historyOk ? history.latest(key) : std::nullopt;
+        if (!previous) {
+            peer.name = "previous run";
+            peer.note = historyPath.empty()
+                            ? "no history file (HOME is not set)"
+                            : "no earlier result for this file and parameters in " + historyPath;
+        } else {
+            BenchComparison c = compareWithPrevious(*previous, report.timing.summary.medianMs,
+                                                    report.timing.summary.spreadPct);
+            peer.name = "previous run (" + previous->timestamp + ")";
+            peer.peerMedianMs = previous->medianMs;
+            peer.ratio = c.ratio;
+            peer.verdict = c.verdict;
+        }
+        report.peers.push_back(peer);
+    }
+    if (o.command == "profile") {
+        report.countersRequested = true;
+        report.counters = collectMetrics(*client, "k", "");
+        report.sassRequested = true;
+        report.sass = collectSass(*client, "k", "");
+        CubinLineTable lines;
+        if (!readCubinLineTable(p.compiled.cubin, lines, error)) {
+            report.lineInfoNote = error;
+        } else {
+            attributeSassRecords(report.sass.records, lines, {});
+            report.cudaLines = totalsByCudaLine(report.sass.records);
+        }
+    }
+    if (o.command == "bench" && report.timing.ok && historyOk) {
+        BenchRecord r;
+        r.key = key;
+        r.file = o.file;
+        r.params = paramsText(p.spec.params);
+        r.device = device;
+        r.timestamp = utcTimestamp();
+        r.clock = report.timing.clock;
+        r.count = report.timing.summary.count;
+        r.medianMs = report.timing.summary.medianMs;
+        r.minMs = report.timing.summary.minMs;
+        r.maxMs = report.timing.summary.maxMs;
+        r.tflops = report.rates.tflops;
+        r.gbps = report.rates.gbps;
+        history.add(r);
+        if (!history.save(historyPath, error))
+            std::fprintf(stderr, "tilec: warning: %s\n", error.c_str());
+    }
+    std::printf("%s", o.json ? (formatReportJson(report) + "\n").c_str() : formatReportText(report).c_str());
+    return report.timing.ok ? ExitOk : ExitRuntimeError;
+}
+
+int sweep(const Options& o) {
+    DiagnosticEngine diags;
+    std::vector<SweepAxis> axes;
+    for (const std::string& a : o.sweepArgs) {
+        SweepAxis axis;
+        if (!parseSweepAxis(a, axis, diags))
+            break;
+        axes.push_back(axis);
+    }
+    auto configs =
+        diags.hasErrors() ? decltype(sweepConfigurations(axes, diags)){} : sweepConfigurations(axes, diags);
+    if (diags.hasErrors() || axes.empty()) {
+        for (const Diagnostic& d : diags.diagnostics())
+            std::fprintf(stderr, "tilec: error: %s [%s]%s%s\n", d.message.c_str(), d.code.c_str(),
+                         d.hint.empty() ? "" : "\n  hint: ", d.hint.c_str());
+        if (axes.empty() && !diags.hasErrors())
+            std::fprintf(stderr, "tilec: error: sweep needs at least one -p NAME=VALUES\n");
+        return ExitUsage;
+    }
+    std::string device;
+    auto client = startRunner(o, device);
+    if (!client)
+        return ExitRuntimeError;
+    std::string arch = deviceArch(device);
+    Ceilings ceilings;
+    std::string error;
+    if (!o.noCeilings)
+        measureCeilings(*client, ceilings, error);
+    struct Row {
+        std::string params, status;
+        TimingOutcome timing;
+        DerivedRates rates;
+        int smem = -1, regs = -1;
+    };
+    std::vector<Row> rows;
+    for (size_t i = 0; i < configs.size(); ++i) {
+        Row row;
+        row.params = paramsText(configs[i]);
+        std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, configs.size(), row.params.c_str());
+        std::fflush(stderr);
+        Prepared p;
+        if (!prepare(o, configs[i], arch, p)) {
+            row.status = p.error.rfind("compilation", 0) == 0 ? "compile error" : p.error;
+        } else if (std::string e = setUp(*client, p, arch); !e.empty()) {
+            row.status = "run failed: " + e;
+        } else {
+            row.timing = timeKernel(*client, "k", "", timingRequest(o));
+            row.status = row.timing.ok ? "ran" : "timing failed: " + row.timing.error;
+            row.rates = deriveRates({p.spec.flops, p.spec.bytes}, row.timing.summary.medianMs, ceilings);
+        }
+        row.smem = p.compiled.sharedBytes;
+        row.regs = p.compiled.registers;
+        rows.push_back(row);
+    }
+    std::fprintf(stderr, "\r%-80s\r", "");
+    if (o.json) {
+        JsonWriter w;
+        w.beginObject().field("file", o.file).field("device", device).key("rows").beginArray();
+        for (const Row& r : rows) {
+            w.beginObject().field("params", r.params).field("status", r.status);
+            w.field("medianMs", r.timing.summary.medianMs).field("spreadPct", r.timing.summary.spreadPct);
+            w.field("tflops", r.rates.tflops).field("gbps", r.rates.gbps).field("sharedBytes", r.smem);
+            w.field("registers", r.regs).field("clock", r.timing.clock).endObject();
+        }
+        w.endArray().endObject();
+        std::printf("%s\n", w.str().c_str());
+    } else {
+        std::string clock = "no configuration ran";
+        for (const Row& r : rows)
+            if (r.status == "ran") {
+                clock = r.timing.clock;
+                break;
+            }
+        std::printf("%s on %s (%s, %d repeats%s)\n", o.file.c_str(), device.c_str(), clock.c_str(), o.repeat,
+                    o.flushL2 ? ", L2 flushed" : "");
+        std::printf("%-36s %12s %8s %10s %9s %10s %5s  %s\n", "parameters", "median", "spread", "TFLOP/s",
+                    "GB/s", "smem B", "regs", "correctness");
+        for (const Row& r : rows) {
+            bool ran = r.status == "ran";
+            std::printf("%-36s %12s %7.1f%% %10.1f %9.0f %10d %5d  %s\n", r.params.c_str(),
+                        ran ? formatDuration(r.timing.summary.medianMs).c_str() : "-",
+                        ran ? r.timing.summary.spreadPct : 0, r.rates.tflops, r.rates.gbps, r.smem, r.regs,
+                        ran ? "not checked (no reference for .cu files)" : r.status.c_str());
+        }
+    }
+    for (const Row& r : rows)
+        if (r.status == "ran")
+            return ExitOk;
+    return ExitRuntimeError;
+}
+
+} // namespace
+
+std::string profileUsageText() {
+    return R"(usage: tilec bench FILE [-p NAME=VALUE]... [--vs cublas|previous] [options]
+       tilec profile FILE [-p NAME=VALUE]... [options]
+       tilec sweep FILE -p NAME=VALUES... [options]
+
+Runs a kernel on the GPU through tilebench-runner. FILE is a .cu file with // tilebench-* directives
+(docs/profiling.md). bench times it (CUPTI kernel records) and derives TFLOP/s and GB/s against the
+measured ceilings; profile adds Range Profiler counters and per-line SASS shared-memory wavefronts;
+sweep times every combination of -p NAME=1..4 / NAME=64,128 values.
+
+options:
+  --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape and print the ratio
+  --vs previous    compare with the last bench of the same file and parameters (bench history)
+  --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
+  --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI
+  --json           machine-readable output            --history P  bench history file
+  --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
+  --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
+)";
+}
+
+int runProfileCommand(int argc, char** argv) {
+    Options o;
+    std::string error;
+    if (!parseOptions(argc, argv, o, error)) {
+        std::fprintf(stderr, "tilec: error: %s\n%s", error.c_str(), usage().c_str());
+        return ExitUsage;
+    }
+    if (o.command == "sweep")
+        return sweep(o);
+    if (o.command == "bench" || o.command == "profile")
+        return benchOrProfile(o);
+    std::fprintf(stderr, "tilec: error: unknown command '%s'\n", o.command.c_str());
+    return ExitUsage;
+}
+
+} // namespace tb::tilec

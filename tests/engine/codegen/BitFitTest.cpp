@@ -1,0 +1,70 @@
+// BitFit and ThreadMap: closed forms of (thread, register) -> element maps.
+#include "engine/codegen/BitFit.h"
+
+#include "engine/codegen/ThreadMap.h"
+#include "engine/layout/algebra/GemmFragments.h"
+
+#include <gtest/gtest.h>
+
+using namespace tb;
+using namespace tb::codegen;
+
+TEST(BitFit, FitsAndPrintsBitFields) {
+    // f(t, r) = 4 * (t % 8) + t / 8 * 64 + 2 * r, t in [0, 32), r in [0, 4)
+    std::vector<std::optional<int64_t>> v;
+    for (int t = 0; t < 32; ++t)
+        for (int r = 0; r < 4; ++r)
+            v.push_back(4 * (t % 8) + (t / 8) * 64 + 2 * r);
+    BitFit fit = fitOverBits(v, 32, 4);
+    ASSERT_TRUE(fit.ok);
+    EXPECT_TRUE(fit.dependsOnThread());
+    EXPECT_EQ(fit.toC("tx", "r"), "4 * (tx & 7) + 64 * (tx >> 3) + 2 * r");
+}
+
+TEST(BitFit, RejectsNonLinearMaps) {
+    std::vector<std::optional<int64_t>> v;
+    for (int t = 0; t < 8; ++t)
+        v.push_back((t * t) % 5);
+    EXPECT_FALSE(fitOverBits(v, 8, 1).ok);
+}
+
+TEST(BitFit, IgnoresDontCareSlots) {
+    std::vector<std::optional<int64_t>> v = {0, 1, std::nullopt, 3};
+    BitFit fit = fitOverBits(v, 1, 4);
+    ASSERT_TRUE(fit.ok);
+    EXPECT_EQ(fit.toC("tx", "r"), "r");
+}
+
+TEST(ThreadMap, MmaAccumulatorIsFitted) {
+    ThreadMap map = buildThreadMap(layout::mmaAtomC()).value();
+    EXPECT_EQ(map.threads, 32);
+    EXPECT_EQ(map.regs, 4);
+    ASSERT_TRUE(map.fitted);
+    // c_v at row g + 8*(v/2), col 2q + v%2 (g = lane/4, q = lane%4)
+    for (int t = 0; t < 32; ++t)
+        for (int v = 0; v < 4; ++v) {
+            auto p = map.point(t, v);
+            ASSERT_EQ(p.size(), 2u);
+            EXPECT_EQ(p[0], t / 4 + 8 * (v / 2));
+            EXPECT_EQ(p[1], 2 * (t % 4) + v % 2);
+        }
+    EXPECT_EQ(map.coords[0].toC("tx", "r"), "(tx >> 2) + 8 * (r >> 1)");
+}
+
+TEST(ThreadMap, DefaultPartitionCoversEveryElementOnce) {
+    layout::Fragment f = defaultPartition({4, 512}, 128, 4);
+    ThreadMap map = buildThreadMap(f).value();
+    EXPECT_EQ(map.threads, 128);
+    EXPECT_EQ(map.regs, 16);
+    EXPECT_TRUE(map.fitted);
+    std::vector<int> seen(4 * 512, 0);
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t r = 0; r < map.regs; ++r) {
+            auto p = map.point(t, r);
+            ++seen[size_t(p[0] * 512 + p[1])];
+        }
+    for (int s : seen)
+        EXPECT_EQ(s, 1);
+    // Four consecutive registers hold four consecutive columns (one 16-byte vector of float).
+    EXPECT_EQ(map.point(5, 1)[1], map.point(5, 0)[1] + 1);
+}

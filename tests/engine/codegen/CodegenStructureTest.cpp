@@ -1,0 +1,128 @@
+// Structure of the generated CUDA (not whole-file snapshots): which instructions each lowering emits and how
+// many, the kernel signature, launch configuration and shared-memory size.
+#include "CodegenTestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace tb;
+using namespace tb::codegen;
+using namespace tb::codegen::test;
+
+namespace {
+
+CudaKernelSource generate(const PlannedProgram& p, DiagnosticEngine& diags) {
+    return generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
+}
+
+} // namespace
+
+TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
+    PlannedProgram p = planSample("02_gemm_relu.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    DiagnosticEngine diags;
+    CudaKernelSource code = generate(p, diags);
+    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    ASSERT_EQ(code.units.size(), 1u);
+    const std::string& src = code.units[0].source;
+    ASSERT_EQ(code.units[0].kernels.size(), 1u);
+    const GeneratedKernel& k = code.units[0].kernels[0];
+    EXPECT_EQ(k.name, "matmul_relu_kernel_kernel");
+    EXPECT_NE(
+        src.find("extern \"C\" __global__ void __launch_bounds__(128) matmul_relu_kernel_kernel(half_t* "
+                 "__restrict__ A, half_t* __restrict__ B, half_t* __restrict__ C)"),
+        std::string::npos);
+    // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B (in
+    // unrolled loops), and 4 x 8 mma.sync m16n8k16.
+    EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 32u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 1u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 1u);
+    // Two operand copies, each issued in the prologue and in the steady state.
+    EXPECT_EQ(countOf(src, "tb_cp_async_16(dst_ptr, src_ptr);"), 4u);
+    EXPECT_EQ(countOf(src, "tb_cp_async_commit();"), 2u);
+    EXPECT_EQ(countOf(src, "tb_cp_async_wait<1>();"), 1u); // num_stages=3: wait_group(num_stages - 2)
+    EXPECT_GE(countOf(src, "__syncthreads();"), 1u);
+    EXPECT_NE(src.find("tb_rasterize_col(4, bx, by);"), std::string::npos);
+    // 3 stages x (128x64 + 64x128) halves.
+    EXPECT_EQ(k.launch.dynamicSharedBytes, 3 * (128 * 64 + 64 * 128) * 2);
+    EXPECT_EQ(k.launch.block[0], 128);
+    EXPECT_EQ(evaluateLaunchExpr(k.launch.grid[0], {}), 4);
+    EXPECT_EQ(evaluateLaunchExpr(k.launch.grid[1], {}), 4);
+    // The accumulator stays in 128 registers per thread.
+    EXPECT_NE(src.find("float C_local[128];"), std::string::npos);
+    // No device-library includes: the source is self-contained.
+    EXPECT_EQ(src.find("#include"), std::string::npos);
+}
+
+TEST(CodegenStructure, FlashAttentionUsesShufflesAndRegisterOperand) {
+    PlannedProgram p = planSample("06_flash_attention.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    DiagnosticEngine diags;
+    CudaKernelSource code = generate(p, diags);
+    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    const std::string& src = code.units[0].source;
+    // reduce_max and reduce_sum over rows held by a quad of lanes: xor 2 and xor 1 per output register.
+    EXPECT_GE(countOf(src, "__shfl_xor_sync(0xffffffffu, acc, 2)"), 2u);
+    EXPECT_GE(countOf(src, "__shfl_xor_sync(0xffffffffu, acc, 1)"), 2u);
+    // P @ V takes A from the acc_s_cast registers (RS gemm): packed f16x2, no ldmatrix for A there.
+    EXPECT_GE(countOf(src, "tb_pack_f16(acc_s_cast["), 1u);
+    EXPECT_GE(countOf(src, "tb_mma_f16(acc_o["), 1u);
+    EXPECT_GE(countOf(src, "tb_mma_f16(acc_s["), 1u);
+    EXPECT_NE(src.find("tb_exp2("), std::string::npos);
+    // Fragment accesses in T.Parallel loops are constant register indices (no runtime formula).
+    EXPECT_EQ(src.find("irregular thread map"), std::string::npos);
+}
+
+TEST(CodegenStructure, SoftmaxReducesAcrossWarpsThroughSharedMemory) {
+    PlannedProgram p = planSample("04_softmax.py", {{"M", "64"}, {"N", "700"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    DiagnosticEngine diags;
+    CudaKernelSource code = generate(p, diags);
+    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    const std::string& src = code.units[0].source;
+    EXPECT_NE(src.find("red_buf"), std::string::npos);
+    EXPECT_NE(src.find("__shfl_xor_sync"), std::string::npos);
+    // N = 700 is not a multiple of block_N = 512: the copies guard the partial tile.
+    EXPECT_NE(src.find("partial tile"), std::string::npos);
+}
+
+TEST(CodegenStructure, ElementwiseAddSignatureAndVectorCopies) {
+    PlannedProgram p = planSample("01_elementwise_add.py", {{"M", "100"}, {"N", "70"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    DiagnosticEngine diags;
+    CudaKernelSource code = generate(p, diags);
+    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    const GeneratedKernel& k = code.units[0].kernels[0];
+    ASSERT_EQ(k.params.size(), 3u);
+    EXPECT_EQ(k.params[0].name, "A");
+    EXPECT_EQ(k.params[2].cType, "float*");
+    EXPECT_EQ(evaluateLaunchExpr(k.launch.grid[0], {}), 3); // ceildiv(70, 32)
+    EXPECT_EQ(evaluateLaunchExpr(k.launch.grid[1], {}), 4); // ceildiv(100, 32)
+}
+
+TEST(CodegenStructure, WgmmaPlanIsReported) {
+    CompileOptions options; // sm_90a: the 128x128 gemm is planned for wgmma
+    auto result = compileTileProgram(
+        "02_gemm_relu.py", readFile(std::string(TILEBENCH_SAMPLES_DIR) + "/02_gemm_relu.py"), options);
+    ASSERT_TRUE(result->ok());
+    passes::PassContext context;
+    context.target = targetSm90a();
+    DiagnosticEngine planDiags;
+    layout::LayoutPlan plan = passes::planLayouts(*result->module, context, planDiags);
+    DiagnosticEngine diags;
+    CudaKernelSource code = generateCuda(*result->module, plan, targetSm90a(), diags, &result->sources);
+    EXPECT_FALSE(code.ok);
+    bool found = false;
+    for (const auto& d : diags.diagnostics())
+        found = found || d.code == "codegen-wgmma-unsupported";
+    EXPECT_TRUE(found);
+}
+
+TEST(CodegenStructure, LaunchExpressionsOfDynamicDims) {
+    ir::Module m;
+    ir::Var* n = m.newVar("N", ir::DType::Int32, ir::VarKind::DynamicDim);
+    ir::ExprPtr e = ir::makeBinary(ir::BinaryOp::FloorDiv,
+                                   ir::makeBinary(ir::BinaryOp::Add, ir::makeVarRef(n), ir::makeInt(63)),
+                                   ir::makeInt(64));
+    EXPECT_EQ(evaluateLaunchExpr(e, {{"N", 1000}}), 16);
+    EXPECT_EQ(evaluateLaunchExpr(e, {}), std::nullopt);
+}

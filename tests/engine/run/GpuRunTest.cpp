@@ -1,0 +1,151 @@
+// Every sample on the GPU against the CPU oracle, at several shapes including sizes that are not multiples
+// of the block sizes (small, so the oracle is fast), and a deliberately faulting kernel that must leave the
+// caller alive. Skipped with a message when no GPU is available (CI).
+#include "engine/run/GpuRun.h"
+
+#include "CodegenTestSupport.h"
+#include "engine/gpu/CudaDriver.h"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+
+using namespace tb;
+using namespace tb::codegen::test;
+
+namespace {
+
+std::string runnerPath() {
+    if (const char* env = std::getenv("TILEBENCH_RUNNER"); env && *env)
+        return env;
+#ifdef TILEBENCH_RUNNER_PATH
+    return TILEBENCH_RUNNER_PATH;
+#else
+    return gpu::defaultRunnerPath();
+#endif
+}
+
+gpu::RunnerClient& sharedRunner() {
+    static gpu::RunnerClient client([] {
+        gpu::RunnerOptions o;
+        o.executable = runnerPath();
+        o.watchdog = std::chrono::milliseconds(20000);
+        return o;
+    }());
+    return client;
+}
+
+bool gpuAvailable(std::string& why) {
+    static gpu::GpuAvailability a = gpu::probeGpus();
+    why = a.reason;
+    return a.available && !a.devices.empty();
+}
+
+std::string describe(const run::GpuRunResult& r) {
+    std::string s = std::string("stage ") + run::gpuRunStageName(r.stage) + ": " + r.message;
+    for (const auto& d : r.diagnostics)
+        s += "\n  " + d.code + ": " + d.message;
+    for (const auto& o : r.outputs)
+        s += "\n  " + o.name + (o.comparison.ok() ? " ok" : " MISMATCH") + " max abs " +
+             std::to_string(o.comparison.maxAbsError) + " mismatches " +
+             std::to_string(o.comparison.mismatches);
+    return s;
+}
+
+struct Case {
+    std::string file;
+    std::vector<std::pair<std::string, std::string>> params;
+};
+
+std::vector<Case> cases() {
+    return {
+        {"01_elementwise_add.py", {{"M", "64"}, {"N", "128"}}},
+        {"01_elementwise_add.py", {{"M", "100"}, {"N", "70"}}},
+        {"02_gemm_relu.py", {{"M", "256"}, {"N", "256"}, {"K", "128"}}},
+        {"02_gemm_relu.py", {{"M", "200"}, {"N", "136"}, {"K", "72"}}},
+        {"03_gemm_transpose.py", {{"M", "256"}, {"N", "128"}, {"K", "128"}}},
+        {"03_gemm_transpose.py",
+         {{"M", "192"}, {"N", "160"}, {"K", "96"}, {"trans_A", "True"}, {"trans_B", "False"}}},
+        {"04_softmax.py", {{"M", "64"}, {"N", "1024"}}},
+        {"04_softmax.py", {{"M", "30"}, {"N", "700"}}},
+        {"05_rmsnorm_silu.py", {{"M", "64"}, {"C", "256"}}},
+        {"05_rmsnorm_silu.py", {{"M", "61"}, {"C", "320"}}},
+        {"06_flash_attention.py", {{"batch", "1"}, {"heads", "2"}, {"seq_len", "128"}, {"dim", "64"}}},
+        {"06_flash_attention.py", {{"batch", "1"}, {"heads", "1"}, {"seq_len", "100"}, {"dim", "64"}}},
+        {"07_mla_decode.py", {{"seqlen_kv", "256"}}},
+        {"07_mla_decode.py", {{"seqlen_kv", "200"}, {"heads", "128"}, {"batch", "2"}}},
+    };
+}
+
+} // namespace
+
+class SampleOnGpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
+    std::string why;
+    if (!gpuAvailable(why))
+        GTEST_SKIP() << "no GPU: " << why;
+    const Case& c = GetParam();
+    PlannedProgram p = planSample(c.file, c.params);
+    ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+    run::GpuRunOptions options;
+    options.client = &sharedRunner();
+    run::GpuRunResult r = run::runOnGpu(*p.result, p.plan, options);
+    EXPECT_TRUE(r.ok()) << c.file << ": " << describe(r);
+    EXPECT_FALSE(r.outputs.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, SampleOnGpu, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                             return "s" + info.param.file.substr(0, 2) + "_" + std::to_string(info.index);
+                         });
+
+TEST(GpuRun, FaultingKernelLeavesTheCallerAlive) {
+    std::string why;
+    if (!gpuAvailable(why))
+        GTEST_SKIP() << "no GPU: " << why;
+    const char* program = R"PY(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def bad(M=256):
+
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float32"), B: T.Tensor((M,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            for i in T.Parallel(M):
+                B[i + 2000000000] = A[i]
+
+    return main
+)PY";
+    PlannedProgram p = planProgram("bad.py", program);
+    ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+    run::GpuRunOptions options;
+    options.client = &sharedRunner();
+    run::GpuRunResult r = run::runOnGpu(*p.result, p.plan, options);
+    EXPECT_FALSE(r.ok());
+    EXPECT_TRUE(r.fault) << describe(r);
+    EXPECT_TRUE(r.runnerRestarted);
+    EXPECT_EQ(r.stage, run::GpuRunStage::Launch);
+    // The next run works on the fresh runner.
+    PlannedProgram good = planSample("01_elementwise_add.py", {{"M", "64"}, {"N", "64"}});
+    ASSERT_TRUE(good.ok());
+    run::GpuRunResult ok = run::runOnGpu(*good.result, good.plan, options);
+    EXPECT_TRUE(ok.ok()) << describe(ok);
+}
+
+// CI half of the GPU cases (no GPU needed): every case plans and generates CUDA, and its kernels launch
+// with a positive grid.
+TEST(GpuRunCases, EveryCaseGeneratesCode) {
+    for (const Case& c : cases()) {
+        PlannedProgram p = planSample(c.file, c.params);
+        ASSERT_TRUE(p.ok()) << c.file << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+        DiagnosticEngine diags;
+        codegen::CudaKernelSource code =
+            codegen::generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
+        ASSERT_TRUE(code.ok) << c.file << formatDiagnostics(p.result->sources, diags.diagnostics());
+        for (const auto& k : code.units[0].kernels)
+            for (const auto& g : k.launch.grid)
+                EXPECT_GE(codegen::evaluateLaunchExpr(g, {}).value_or(0), 1) << c.file;
+    }
+}

@@ -1,0 +1,60 @@
+// The canvases' view functions: each draws one view model with Dear ImGui inside an ImGuiCanvas, every
+// frame, and keeps only the small UI state struct it is given (zoom, pan, hovered cell, toggles). A view
+// never calls the compiler and never caches a model: when a toggle in the state changes what the model
+// should be (another buffer, swizzle off), the owner sees the state change and builds a new model.
+#pragma once
+
+#include "views/model/BankConflictViewModel.h"
+#include "views/model/BudgetViewModel.h"
+#include "views/model/LayoutViewModel.h"
+#include "views/model/SweepPlotModel.h"
+#include "views/model/WarpPartitionViewModel.h"
+
+#include <string>
+#include <vector>
+
+namespace tb::views {
+
+struct LayoutViewState {
+    int buffer = 0;      // index into the buffer list
+    bool swizzle = true; // shared buffers: chosen layout (true) or plain row-major (false)
+    bool byWarp = false; // fragments: colour by warp instead of thread
+    bool labels = true;
+    float zoom = 1.0f;
+    float panX = 0, panY = 0;
+    std::string hover; // the hovered element's description
+};
+void drawLayout(const LayoutViewModel& model, const std::vector<std::string>& buffers,
+                LayoutViewState& state);
+
+struct BankViewState {
+    int selected = -1;          // row chosen by the user (the owner rebuilds the punch cards)
+    uint32_t highlightLine = 0; // linked selection from the editor
+    uint32_t clickedLine = 0;   // set when the user clicks a row: the owner moves the editor there
+    bool showUnswizzled = true;
+};
+void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state);
+
+struct WarpViewState {
+    uint32_t highlightLine = 0;
+    uint32_t clickedLine = 0;
+    std::string hover;
+};
+void drawWarpPartition(const WarpPartitionViewModel& model, WarpViewState& state);
+
+struct BudgetViewState {
+    std::string hover;
+};
+void drawBudget(const BudgetViewModel& model, BudgetViewState& state);
+
+struct SweepViewState {
+    SweepMetric metric = SweepMetric::SharedMemory;
+    int clicked = -1; // point the user clicked: the owner opens that variant
+    std::string hover;
+};
+void drawSweep(const SweepPlotModel& model, SweepViewState& state);
+
+// Helpers shared by the view functions.
+unsigned int packedColor(const Rgba& color);
+
+} // namespace tb::views

@@ -1,0 +1,45 @@
+// The document every view draws: one compilation of the current editor text, with the layout plan (warp
+// partition, fragments, shared layouts, bank analysis, budget) and the printed Tile IR lines for linked
+// selection. It is immutable once built, so the app builds it on a worker thread and hands the views a
+// shared pointer; a newer edit simply replaces it. Views read it and never call the compiler themselves.
+#pragma once
+
+#include "engine/ir/Printer.h"
+#include "engine/layout/plan/LayoutPlan.h"
+#include "engine/pipeline/Pipeline.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb::views {
+
+struct ProgramAnalysis {
+    uint64_t generation = 0; // the edit this analysis belongs to (the app discards older ones)
+    std::unique_ptr<CompileResult> compile;
+    std::unique_ptr<layout::LayoutPlan> plan; // null when the program did not elaborate
+    std::vector<ir::PrintedLine> irLines;
+    double compileMilliseconds = 0;
+    double planMilliseconds = 0;
+
+    bool ok() const { return compile && compile->ok(); }
+    const SourceManager& sources() const { return compile->sources; }
+    // Every diagnostic (compile and layout passes), sorted by position.
+    std::vector<Diagnostic> diagnostics() const;
+    // 1-based line of a range in the program, 0 when unknown.
+    uint32_t lineOf(const SourceRange& range) const;
+    // IR listing lines (0-based indices) that came from tile-program `line`, and the reverse.
+    std::vector<int> irLinesOfSourceLine(uint32_t line) const;
+    uint32_t sourceLineOfIrLine(int irLine) const;
+    const layout::KernelPlan* kernel(size_t index) const;
+    // The program's num_stages: the jit parameter of that name, else the first T.Pipelined's; 0 if none.
+    int64_t numStages() const;
+};
+
+// Compiles `text` and, when it elaborated, plans its layouts and analyses its shared accesses.
+// Never throws; everything the user got wrong is a diagnostic.
+std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::string text,
+                                                const CompileOptions& options = {}, uint64_t generation = 0);
+
+} // namespace tb::views
