@@ -42,6 +42,15 @@ BackendStatus CudaBackend::time(const std::string&, const LaunchConfig&, std::ve
                                 std::vector<double>&) {
     return noDriver();
 }
+BackendStatus CudaBackend::launchAsync(const std::string&, const LaunchConfig&, std::vector<void*>&) {
+    return noDriver();
+}
+BackendStatus CudaBackend::ensureContext() {
+    return noDriver();
+}
+BackendStatus CudaBackend::check(int, const char*, const char*) {
+    return noDriver();
+}
 
 #else
 
@@ -176,6 +185,11 @@ BackendStatus CudaBackend::launchOnce(const std::string& id, const LaunchConfig&
                                      c.block[2], c.sharedBytes, /*hStream=*/nullptr, params.data(),
                                      /*extra=*/nullptr),
                  "cuLaunchKernel", "launch-failed");
+}
+
+BackendStatus CudaBackend::launchAsync(const std::string& id, const LaunchConfig& config,
+                                       std::vector<void*>& params) {
+    return launchOnce(id, config, params);
 }
 
 BackendStatus CudaBackend::launch(const std::string& id, const LaunchConfig& config,

@@ -31,10 +31,20 @@ public:
                          std::vector<void*>& params) override;
     BackendStatus time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
                        int warmup, int repeat, std::vector<double>& milliseconds) override;
+    BackendStatus launchAsync(const std::string& id, const LaunchConfig& config,
+                              std::vector<void*>& params) override;
+
+    // For the CUPTI engine (CuptiProfiler.cpp): the device's primary context, made current on first use.
+    BackendStatus ensureContext();
+    // The driver error as a BackendStatus (a Fault when sticky).
+    BackendStatus check(int result, const char* what, const char* errorCode);
+#if TILEBENCH_HAS_CUDA_HEADERS
+    const gpu::CudaDriverApi* api() const { return m_api; }
+    CUcontext context() const { return m_context; }
+    CUdevice cuDevice() const { return m_cuDevice; }
+#endif
 
 private:
-    BackendStatus ensureContext();
-    BackendStatus check(int result, const char* what, const char* errorCode);
     BackendStatus launchOnce(const std::string& id, const LaunchConfig& config, std::vector<void*>& params);
 
     gpu::GpuAvailability m_availability;

@@ -62,6 +62,10 @@ public:
     // Launches and waits for completion; `params` are pointers to each argument's value.
     virtual BackendStatus launch(const std::string& id, const LaunchConfig& config,
                                  std::vector<void*>& params) = 0;
+    // Launches without waiting for completion (profiling brackets launches itself). Defaults to launch().
+    virtual BackendStatus launchAsync(const std::string& id, const LaunchConfig& config, std::vector<void*>& params) {
+        return launch(id, config, params);
+    }
     // `warmup` launches, then `repeat` launches each timed with a pair of events; milliseconds per launch.
     virtual BackendStatus time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
                                int warmup, int repeat, std::vector<double>& milliseconds) = 0;

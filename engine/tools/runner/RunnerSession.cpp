@@ -1,6 +1,7 @@
 // Request handling of tilebench-runner (see RunnerSession.h and docs/runner-protocol.md).
 #include "RunnerSession.h"
 
+#include "CuptiRequests.h"
 #include "FillValues.h"
 #include "engine/gpu/Base64.h"
 
@@ -161,6 +162,8 @@ bool RunnerSession::handle(const std::string& line, const std::string* payloadLi
         return launchOrTime(r, /*timed=*/false);
     if (r.verb == "time")
         return launchOrTime(r, /*timed=*/true);
+    if (m_cupti && m_cupti->handles(r.verb))
+        return m_cupti->handle(r, *this);
     if (r.verb == "quit") {
         ok("bye");
         m_exitCode = 0;
@@ -477,37 +480,25 @@ bool RunnerSession::simulate(const std::string& what, bool& keepRunning) {
     return true;
 }
 
-bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
-    const char* usage =
-        timed ? "usage: time <module-id> [grid=x,y,z block=x,y,z smem=N args=...] warmup=N repeat=M"
-              : "usage: launch <module-id> grid=x,y,z block=x,y,z [smem=N] [args=a,b,...]";
+bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const char* usage, PreparedLaunch& out) {
     if (r.words.size() != 1) {
         error("bad-request", usage);
-        return true;
-    }
-    if (r.has("simulate")) {
-        if (!m_fake) {
-            error("bad-request", "simulate= is only accepted by a runner started with --fake");
-            return true;
-        }
-        bool keepRunning = true;
-        simulate(r.field("simulate"), keepRunning);
-        return keepRunning;
+        return false;
     }
     auto mod = m_modules.find(r.words[0]);
     if (mod == m_modules.end()) {
         error("unknown-module", "no module '" + r.words[0] + "' is loaded");
-        return true;
+        return false;
     }
     LaunchConfig config;
     std::string argsText;
-    if (r.has("grid") || !timed) {
+    if (r.has("grid") || !allowRepeat) {
         uint64_t smem = 0;
         if (!r.has("grid") || !r.has("block") || !parseDim3(r.field("grid"), config.grid) ||
             !parseDim3(r.field("block"), config.block) ||
             (r.has("smem") && !parseUnsigned(r.field("smem"), 0x7fffffff, smem))) {
             error("bad-request", usage);
-            return true;
+            return false;
         }
         config.sharedBytes = static_cast<unsigned>(smem);
         argsText = r.field("args");
@@ -515,7 +506,7 @@ bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
         if (!mod->second.haveLaunch) {
             error("bad-request",
                   "time without grid= needs an earlier launch of '" + r.words[0] + "' to repeat");
-            return true;
+            return false;
         }
         config = mod->second.lastConfig;
         argsText = mod->second.lastArgs;
@@ -539,7 +530,7 @@ bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
             if (b == m_buffers.end()) {
                 error("unknown-buffer",
                       "argument " + std::to_string(storage.size()) + ": no buffer '" + text + "'");
-                return true;
+                return false;
             }
             bytes.resize(8);
             std::memcpy(bytes.data(), &b->second.address, 8);
@@ -572,17 +563,47 @@ bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
         if (!good) {
             error("bad-argument", "argument " + std::to_string(storage.size()) + " '" + arg +
                                       "' is not buf:<name>, i32:, u32:, i64:, u64:, f32: or f64:<value>");
-            return true;
+            return false;
         }
         storage.push_back(std::move(bytes));
     }
-    std::vector<void*> params;
+    out.params.clear();
     for (auto& s : storage)
-        params.push_back(s.data());
+        out.params.push_back(s.data());
 
     mod->second.haveLaunch = true;
     mod->second.lastConfig = config;
     mod->second.lastArgs = argsText;
+    out.id = r.words[0];
+    out.kernel = mod->second.kernel;
+    out.config = config;
+    out.storage = std::move(storage);
+    // The vectors' heap buffers moved with them, so the pointers in out.params stay valid.
+    return true;
+}
+
+bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
+    const char* usage =
+        timed ? "usage: time <module-id> [grid=x,y,z block=x,y,z smem=N args=...] warmup=N repeat=M"
+              : "usage: launch <module-id> grid=x,y,z block=x,y,z [smem=N] [args=a,b,...]";
+    if (r.words.size() != 1) {
+        error("bad-request", usage);
+        return true;
+    }
+    if (r.has("simulate")) {
+        if (!m_fake) {
+            error("bad-request", "simulate= is only accepted by a runner started with --fake");
+            return true;
+        }
+        bool keepRunning = true;
+        simulate(r.field("simulate"), keepRunning);
+        return keepRunning;
+    }
+    PreparedLaunch prepared;
+    if (!prepareLaunch(r, timed, usage, prepared))
+        return true;
+    LaunchConfig config = prepared.config;
+    std::vector<void*>& params = prepared.params;
     const std::string id = gpu::escapeProtocolValue(r.words[0]);
     if (!timed) {
         auto t0 = std::chrono::steady_clock::now();
@@ -599,6 +620,8 @@ bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
         error("bad-request", "warmup=0..10000 and repeat=1..100000");
         return true;
     }
+    if (m_cupti && (r.has("clock") || r.has("flush_l2")))
+        return m_cupti->time(r, *this, prepared, static_cast<int>(warmup), static_cast<int>(repeat));
     std::vector<double> ms;
     BackendStatus s =
         m_backend.time(r.words[0], config, params, static_cast<int>(warmup), static_cast<int>(repeat), ms);

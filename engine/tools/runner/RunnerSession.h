@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tb::runner {
+
+class CuptiRequests;
 
 class RunnerSession {
 public:
@@ -25,6 +28,29 @@ public:
     bool handle(const std::string& line, const std::string* payloadLine);
     int exitCode() const { return m_exitCode; }
 
+    // Profiling requests (profiler, metrics, sass, ceilings, cublas, and time with clock= or flush_l2=) go
+    // to this handler when set; without it they are unknown commands, as in a runner before them.
+    void setCuptiRequests(CuptiRequests* handler) { m_cupti = handler; }
+
+    // What protocol extensions need from the session: a request's launch resolved to a module, a
+    // configuration and kernel parameters (from grid=/block=/smem=/args=, or the module's last launch
+    // when the request has no grid=), and the reply writers.
+    struct PreparedLaunch {
+        std::string id;
+        std::string kernel;
+        LaunchConfig config;
+        std::vector<std::vector<char>> storage; // the bytes of each argument
+        std::vector<void*> params;              // pointers into storage
+    };
+    // False after writing the error line (bad usage, unknown module or buffer, bad argument).
+    bool prepareLaunch(const gpu::ProtocolLine& r, bool allowRepeat, const char* usage, PreparedLaunch& out);
+    RunnerBackend& backend() { return m_backend; }
+    bool fake() const { return m_fake; }
+    void writeLine(const std::string& line);
+    void ok(const std::string& rest);
+    void error(const std::string& code, const std::string& message);
+    bool finish(const BackendStatus& status); // writes error/fault; false when the runner must exit
+
 private:
     struct Buffer {
         uint64_t address = 0;
@@ -36,11 +62,6 @@ private:
         LaunchConfig lastConfig;
         std::string lastArgs;
     };
-
-    void writeLine(const std::string& line);
-    void ok(const std::string& rest);
-    void error(const std::string& code, const std::string& message);
-    bool finish(const BackendStatus& status); // writes error/fault; false when the runner must exit
 
     bool hello(const gpu::ProtocolLine& r);
     bool devices(const gpu::ProtocolLine& r);
@@ -64,6 +85,7 @@ private:
     int m_exitCode = 0;
     std::map<std::string, Buffer> m_buffers;
     std::map<std::string, Module> m_modules;
+    CuptiRequests* m_cupti = nullptr;
 };
 
 } // namespace tb::runner

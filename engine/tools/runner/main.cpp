@@ -3,8 +3,10 @@
 // stdin/stdout (one request per line; replies end with an ok, error or fault line) and writes nothing
 // else to stdout. --fake answers with simulated devices and no GPU, for tests.
 //
-// Usage: tilebench-runner [--fake] [--fake-devices=N] [--device=N] [--version]
+// Usage: tilebench-runner [--fake] [--fake-devices=N] [--fake-cupti=MODE] [--device=N] [--version]
+// --fake-cupti=available|no-cupti|no-nvperf|permission|another-profiler simulates CUPTI's availability.
 #include "CudaBackend.h"
+#include "CuptiRequests.h"
 #include "FakeBackend.h"
 #include "RunnerSession.h"
 
@@ -26,7 +28,8 @@ bool readLine(std::string& line) {
 
 int usage(const char* message) {
     std::fprintf(stderr,
-                 "tilebench-runner: %s\nusage: tilebench-runner [--fake] [--fake-devices=N] [--device=N]\n",
+                 "tilebench-runner: %s\nusage: tilebench-runner [--fake] [--fake-devices=N] [--fake-cupti=MODE] "
+                 "[--device=N]\n",
                  message);
     return 2;
 }
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
     bool fake = false;
     int fakeDevices = 1;
     int device = 0;
+    std::string fakeCupti = "available";
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--fake") {
@@ -46,6 +50,12 @@ int main(int argc, char** argv) {
             fakeDevices = std::atoi(arg.c_str() + 15);
             if (fakeDevices < 0 || fakeDevices > 16)
                 return usage("--fake-devices must be 0..16");
+        } else if (arg.rfind("--fake-cupti=", 0) == 0) {
+            fake = true;
+            fakeCupti = arg.substr(13);
+            if (fakeCupti != "available" && fakeCupti != "no-cupti" && fakeCupti != "no-nvperf" &&
+                fakeCupti != "permission" && fakeCupti != "another-profiler")
+                return usage("--fake-cupti must be available, no-cupti, no-nvperf, permission or another-profiler");
         } else if (arg.rfind("--device=", 0) == 0) {
             device = std::atoi(arg.c_str() + 9);
         } else if (arg == "--version") {
@@ -58,11 +68,22 @@ int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
 
     std::unique_ptr<tb::runner::RunnerBackend> backend;
-    if (fake)
+    std::unique_ptr<tb::runner::CuptiEngine> cupti;
+    if (fake) {
         backend = std::make_unique<tb::runner::FakeBackend>(fakeDevices);
-    else
-        backend = std::make_unique<tb::runner::CudaBackend>(device);
+        cupti = tb::runner::makeFakeCuptiEngine(fakeDevices == 0 ? "no-cupti" : fakeCupti);
+    } else {
+        auto cuda = std::make_unique<tb::runner::CudaBackend>(device);
+        cupti = tb::runner::makeCudaCuptiEngine(*cuda);
+        backend = std::move(cuda);
+    }
+    // Declared after the backend so that it is destroyed first (it frees device memory it allocated).
+    std::unique_ptr<tb::runner::CuptiRequests> profiling;
     tb::runner::RunnerSession session(*backend, fake, stdout);
+    if (cupti) {
+        profiling = std::make_unique<tb::runner::CuptiRequests>(std::move(cupti));
+        session.setCuptiRequests(profiling.get());
+    }
 
     std::string line, payload;
     while (readLine(line)) {

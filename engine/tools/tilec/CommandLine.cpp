@@ -32,6 +32,9 @@ commands:
   banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
   emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
+  bench FILE        time a kernel with CUPTI (--vs cublas|previous); see `tilec bench --help`
+  profile FILE      CUPTI counters (Nsight Compute names) and per-line shared-memory wavefronts
+  sweep FILE -p NAME=A..B   a table over parameter values
   passes            list the pipeline's passes
   samples           list the bundled samples
 

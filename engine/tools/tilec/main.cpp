@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <string_view>
 
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/frontend/Ast.h"
@@ -15,6 +16,7 @@
 #include "engine/tools/tilec/EmitCommand.h"
 #include "engine/tools/tilec/GpuRunCommand.h"
 #include "engine/tools/tilec/LayoutCommands.h"
+#include "engine/tools/tilec/ProfileCommands.h"
 #include "engine/tools/tilec/RunCommand.h"
 
 namespace tb::tilec {
@@ -164,6 +166,10 @@ int listSampleFiles() {
 } // namespace
 
 int main(int argc, char** argv) {
+    // bench, profile and sweep have their own options (repeat counts, peers, sweep axes).
+    if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "profile" ||
+                     std::string_view(argv[1]) == "sweep"))
+        return runProfileCommand(argc, argv);
     std::string error;
     auto cl = parseCommandLine(argc, argv, error);
     if (!cl) {

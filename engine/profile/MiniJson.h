@@ -1,0 +1,32 @@
+// A small JSON reader for the files this folder writes itself (the bench history). The engine's JsonWriter
+// only writes; this is the other half: objects, arrays, strings (with \uXXXX escapes), numbers, true,
+// false, null. Depth and size are bounded, so a damaged file is an error, never a crash or a hang.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::profile {
+
+struct JsonValue {
+    enum class Kind { Null, Bool, Number, String, Array, Object };
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    double number = 0;
+    std::string text;
+    std::vector<JsonValue> items;
+    std::map<std::string, JsonValue> members;
+
+    const JsonValue* member(const std::string& name) const;
+    double numberOr(const std::string& name, double fallback) const;
+    std::string stringOr(const std::string& name, const std::string& fallback) const;
+};
+
+// nullopt with `error` ("line 3: expected ':'") when the text is not one JSON value.
+std::optional<JsonValue> parseJson(std::string_view text, std::string& error);
+
+} // namespace tb::profile

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Everything worth checking on the GPU machine, in one run (machine time is expensive; see
+# docs/benchmarks.md): a headless build, the GPU tests, compute-sanitizer memcheck + racecheck, and the
+# benchmarks (GEMM fp16 vs cuBLAS, RMSNorm+SiLU vs the device copy and vs eager PyTorch), ending with a
+# short table. Full logs go to $OUT when it is set (the device tool brings that folder back), else to
+# build-gpu/gpu-check-logs.
+#
+#   bash scripts/gpu-check.sh            # from the repository root, on the H200 test machine
+#   SKIP_BUILD=1 bash scripts/gpu-check.sh   # reuse build-gpu
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${BUILD:-$ROOT/build-gpu}"
+LOGS="${OUT:-$BUILD/gpu-check-logs}"
+KERNELS="$ROOT/tests/engine/profile/kernels"
+mkdir -p "$LOGS"
+SUMMARY="$LOGS/summary.txt"
+: >"$SUMMARY"
+
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
+step() { echo; echo "== $*"; }
+
+step "machine"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1; nvcc --version 2>&1 | tail -1; } | tee "$LOGS/machine.log"
+
+if [[ "${SKIP_BUILD:-0}" != "1" ]]; then
+    step "build (headless)"
+    if cmake -S "$ROOT" -B "$BUILD" -G Ninja -DTILEBENCH_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
+        ninja -C "$BUILD" >>"$LOGS/build.log" 2>&1; then
+        row "build" "ok"
+    else
+        row "build" "FAILED (see build.log)"
+        tail -30 "$LOGS/build.log"
+        exit 1
+    fi
+fi
+RUNNER="$BUILD/engine/tools/runner/tilebench-runner"
+TILEC="$BUILD/engine/tools/tilec/tilec"
+PROFILE="$BUILD/tests/engine/profile/tilec-profile"
+export TILEBENCH_RUNNER="$RUNNER"
+export TILEBENCH_CACHE_DIR="$LOGS/cache"
+
+step "GPU tests"
+for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/profile/tests_profile"; do
+    [[ -x "$t" ]] || { row "$(basename "$t")" "missing"; continue; }
+    if "$t" >"$LOGS/$(basename "$t").log" 2>&1; then
+        row "$(basename "$t")" "ok ($(grep -c '^\[       OK' "$LOGS/$(basename "$t").log") passed, $(grep -c '^\[  SKIPPED' "$LOGS/$(basename "$t").log") skipped)"
+    else
+        row "$(basename "$t")" "FAILED (see $(basename "$t").log)"
+        grep -E '^\[  FAILED|Failure' "$LOGS/$(basename "$t").log" | head -20
+    fi
+done
+
+step "compute-sanitizer"
+if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+        : >"$LOGS/sanitizer-$tool.log"
+        bad=0; ran=0
+        # Tile programs through tilec run --gpu (when this build has it), then the hand-written kernels.
+        for sample in "$ROOT"/samples/*.py; do
+            out=$(compute-sanitizer --tool "$tool" --error-exitcode 99 "$TILEC" run --gpu "$sample" 2>&1)
+            rc=$?
+            echo "$out" >>"$LOGS/sanitizer-$tool.log"
+            if grep -q "not available in this build" <<<"$out"; then break; fi
+            ran=$((ran + 1)); [[ $rc == 99 ]] && bad=$((bad + 1))
+        done
+        for k in transpose.cu copy.cu rmsnorm_silu.cu gemm_smem.cu; do
+            small="-p N=1024"
+            [[ $k == copy.cu ]] && small="-p COUNT=1048576"
+            [[ $k == rmsnorm_silu.cu ]] && small="-p ROWS=1024"
+            [[ $k == gemm_smem.cu ]] && small="-p M=256 -p N=256 -p K=256"
+            out=$(compute-sanitizer --tool "$tool" --error-exitcode 99 "$PROFILE" bench "$KERNELS/$k" $small \
+                --events --no-ceilings --warmup 0 --repeat 1 --history /dev/null/none 2>&1)
+            rc=$?
+            echo "$out" >>"$LOGS/sanitizer-$tool.log"
+            ran=$((ran + 1)); [[ $rc == 99 ]] && bad=$((bad + 1))
+        done
+        row "compute-sanitizer $tool" "$ran programs, $bad with errors"
+    done
+else
+    row "compute-sanitizer" "not installed: skipped"
+fi
+
+step "benchmarks"
+bench() { # name, then tilec-profile arguments
+    local name="$1"; shift
+    "$PROFILE" bench "$@" --flush-l2 --repeat 20 >"$LOGS/bench-$name.log" 2>&1
+    cat "$LOGS/bench-$name.log"
+    local median ratio rate
+    median=$(grep -m1 '^time: median' "$LOGS/bench-$name.log" | awk '{print $3, $4}')
+    rate=$(grep -m1 -E '^  (compute|memory):' "$LOGS/bench-$name.log" | sed 's/^ *//' | cut -c1-60)
+    ratio=$(grep -m1 '^vs cuBLAS' "$LOGS/bench-$name.log" | grep -o 'ratio [0-9.]*')
+    row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
+}
+bench gemm-fp16-4096 "$KERNELS/gemm_smem.cu" -p M=4096 -p N=4096 -p K=4096 --vs cublas
+bench gemm-fp16-8192 "$KERNELS/gemm_smem.cu" -p M=8192 -p N=8192 -p K=8192 -p BLOCK=64 --vs cublas --repeat 5
+bench copy-1GiB "$KERNELS/copy.cu"
+for c in 256 1024; do
+    bench "rmsnorm-silu-C$c" "$KERNELS/rmsnorm_silu.cu" -p C=$c
+done
+
+step "eager PyTorch RMSNorm+SiLU (same shapes)"
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    PYTHONUNBUFFERED=1 python3 - >"$LOGS/torch.log" 2>&1 <<'PY'
+import torch, triton.testing as tt
+for C in (256, 1024):
+    x = torch.randn(262144, C, device="cuda", dtype=torch.float16)
+    g = torch.randn(C, device="cuda", dtype=torch.float16)
+    def eager():
+        xf = x.float()
+        y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5) * g.float()
+        return torch.nn.functional.silu(y).to(x.dtype)
+    ms = tt.do_bench(eager, warmup=25, rep=200)
+    cp = tt.do_bench(lambda: x.clone(), warmup=25, rep=200)
+    print(f"C={C} eager {ms*1e3:.1f} us copy {cp*1e3:.1f} us")
+PY
+    cat "$LOGS/torch.log"
+    while read -r line; do row "torch $(echo "$line" | cut -d' ' -f1)" "$(echo "$line" | cut -d' ' -f2-)"; done \
+        < <(grep '^C=' "$LOGS/torch.log")
+else
+    row "torch" "not available: skipped"
+fi
+
+step "summary"
+cat "$SUMMARY"

@@ -1,0 +1,121 @@
+// tilec bench / profile / sweep end to end on the fake runner (real NVRTC compiles, simulated GPU):
+// reports, --vs previous with a history file, --vs cublas, sweep tables, usage errors, and the
+// "unavailable and why" text when counters are not permitted.
+#include "ProfileTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace tb::profile {
+namespace {
+
+std::string tilec(const std::string& args) {
+    return std::string(TILEC_PROFILE_PATH) + " " + args + " --runner " + test::runnerPath();
+}
+
+std::string kernel(const std::string& name) {
+    return std::string(TILEBENCH_PROFILE_KERNELS) + "/" + name;
+}
+
+#define REQUIRE_NVRTC()                                                                                      \
+    if (!TILEBENCH_HAS_NVRTC) {                                                                              \
+        GTEST_SKIP() << "no NVRTC in this build";                                                            \
+    }                                                                                                        \
+    static_assert(true)
+
+TEST(ProfileCli, BenchOnTheFakeRunner) {
+    REQUIRE_NVRTC();
+    test::CommandResult r = test::runCommand(
+        tilec("bench " + kernel("transpose.cu") + " -p N=1024 --fake --history /dev/null/x"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("transpose.cu N=1024 PAD=0  [transpose]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("SIMULATED"), std::string::npos);
+    EXPECT_NE(r.output.find("of the measured device copy bandwidth (4241 GB/s)"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("registers/thread"), std::string::npos);
+}
+
+TEST(ProfileCli, VsPreviousUsesTheHistory) {
+    REQUIRE_NVRTC();
+    std::string history = test::freshTempDir("cli-history") + "/h.json";
+    std::string cmd =
+        tilec("bench " + kernel("transpose.cu") + " -p N=1024 --fake --vs previous --history " + history);
+    test::CommandResult first = test::runCommand(cmd);
+    EXPECT_EQ(first.exitCode, 0) << first.output;
+    EXPECT_NE(first.output.find("vs previous run: unavailable: no earlier result"), std::string::npos)
+        << first.output;
+    test::CommandResult second = test::runCommand(cmd);
+    EXPECT_NE(second.output.find("vs previous run ("), std::string::npos) << second.output;
+    EXPECT_NE(second.output.find("ratio 1.000 (same)"), std::string::npos) << second.output;
+    // Other parameters are another history key.
+    test::CommandResult other = test::runCommand(tilec(
+        "bench " + kernel("transpose.cu") + " -p N=1024 -p PAD=1 --fake --vs previous --history " + history));
+    EXPECT_NE(other.output.find("no earlier result"), std::string::npos) << other.output;
+}
+
+TEST(ProfileCli, VsCublas) {
+    REQUIRE_NVRTC();
+    test::CommandResult r =
+        test::runCommand(tilec("bench " + kernel("gemm_smem.cu") +
+                               " -p M=256 -p N=256 -p K=256 --fake --vs cublas --history /dev/null/x"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("vs cuBLAS fp16 GEMM 256x256x256 (simulated, simulated)"), std::string::npos)
+        << r.output;
+    test::CommandResult none = test::runCommand(
+        tilec("bench " + kernel("transpose.cu") + " -p N=1024 --fake --vs cublas --history /dev/null/x"));
+    EXPECT_NE(none.output.find("no '// tilebench-gemm: m= n= k=' directive"), std::string::npos)
+        << none.output;
+}
+
+TEST(ProfileCli, ProfileReportsUnavailableCountersAndWhy) {
+    REQUIRE_NVRTC();
+    test::CommandResult r =
+        test::runCommand(tilec("profile " + kernel("transpose.cu") + " -p N=1024 --fake-cupti=permission"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("counters (Range Profiler): unavailable (permission)"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("SASS metrics: unavailable (permission)"), std::string::npos);
+    EXPECT_NE(r.output.find("time: median"), std::string::npos);
+    test::CommandResult ok =
+        test::runCommand(tilec("profile " + kernel("transpose.cu") + " -p N=1024 --fake --json"));
+    EXPECT_EQ(ok.exitCode, 0) << ok.output;
+    EXPECT_NE(ok.output.find("\"availability\": \"available\""), std::string::npos) << ok.output;
+    EXPECT_NE(ok.output.find("\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\""),
+              std::string::npos);
+}
+
+TEST(ProfileCli, SweepTableAndProgress) {
+    REQUIRE_NVRTC();
+    test::CommandResult r = test::runCommand(
+        tilec("sweep " + kernel("gemm_smem.cu") + " -p BLOCK=32,64 -p M=128..256:128 --fake"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("[4/4]"), std::string::npos) << r.output; // progress on stderr
+    // Rows name the swept parameters, in order (first parameter outermost).
+    size_t last = 0;
+    for (const char* row : {"BLOCK=32 M=128 ", "BLOCK=32 M=256 ", "BLOCK=64 M=128 ", "BLOCK=64 M=256 "}) {
+        EXPECT_GT(r.output.find(row), last) << row;
+        last = r.output.find(row);
+    }
+    for (const char* row : {"BLOCK=32 M=128", "BLOCK=64 M=256"})
+        EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
+    EXPECT_NE(r.output.find("smem B"), std::string::npos);
+    // BLOCK=32 uses 2 * 16 * 33 floats of shared memory, BLOCK=64 2 * 16 * 65.
+    EXPECT_NE(r.output.find(" 4224 "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(" 8320 "), std::string::npos) << r.output;
+}
+
+TEST(ProfileCli, UsageErrors) {
+    EXPECT_EQ(test::runCommand(tilec("bench")).exitCode, 2);
+    EXPECT_EQ(test::runCommand(tilec("bench x.cu --vs nobody")).exitCode, 2);
+    test::CommandResult bad =
+        test::runCommand(tilec("sweep " + kernel("transpose.cu") + " -p PAD=4..1 --fake"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.output.find("[sweep-empty-range]"), std::string::npos) << bad.output;
+    test::CommandResult tile = test::runCommand(tilec("bench gemm.py --fake"));
+    EXPECT_EQ(tile.exitCode, 4);
+    test::CommandResult unknown = test::runCommand(
+        tilec("bench " + kernel("transpose.cu") + " -p NOPE=1 --fake --history /dev/null/x"));
+    EXPECT_NE(unknown.output.find("bench-unknown-param"), std::string::npos) << unknown.output;
+}
+
+} // namespace
+} // namespace tb::profile
