@@ -1,4 +1,4 @@
-// Runs the pipeline, then the layout passes (until compileTileProgram carries the plan itself).
+// Runs the pipeline and keeps what the views need: the layout plan it computed, the printed IR and its links.
 #include "views/model/ProgramAnalysis.h"
 
 #include "engine/passes/BankAnalysis.h"

@@ -41,6 +41,8 @@ inline std::unique_ptr<Planned> planText(const std::string& name, const std::str
     CompileOptions options;
     options.target = target;
     options.elaborate.overrides = std::move(overrides);
+    // The front half only: these tests run the layout passes themselves and inspect their diagnostics.
+    options.stopAfter = "check";
     out->compiled = compileTileProgram(name, text, options);
     if (!out->compiled->module)
         return out;
