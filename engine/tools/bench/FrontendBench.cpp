@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
         bool ok = true;
         for (int i = 0; i < runs; ++i) {
             auto start = std::chrono::steady_clock::now();
-            auto result = tb::compileTileProgram(sample.path, text);
+            tb::CompileOptions options;
+            options.stopAfter = "check"; // what `tilec ir` runs
+            auto result = tb::compileTileProgram(sample.path, text, options);
             std::string printed = result->ok() ? tb::ir::printModule(*result->module) : std::string();
             auto end = std::chrono::steady_clock::now();
             ok = ok && result->ok();

@@ -91,6 +91,9 @@ int runCompileCommand(const CommandLine& cl) {
     options.disableWgmma = cl.noWgmma;
     if (cl.command == "ast")
         options.stopAfter = "parse";
+    // These need only the checked Tile IR; check, layouts, plan, banks, emit and run --gpu run every pass.
+    if (cl.command == "ir" || cl.command == "params" || (cl.command == "run" && !cl.gpu))
+        options.stopAfter = "check";
     auto result = compileTileProgram(input.name, input.text, options);
     if (cl.showTimings)
         printTimings(*result);
