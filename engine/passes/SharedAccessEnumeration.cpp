@@ -404,8 +404,15 @@ bool vectorFits(const layout::FragmentInverseTable& inverse, int vector, int64_t
 // other than 0 make no access (stores are guarded by rep == 0, reference §5.3 step 5).
 // Inverse tables are costly to build and the same few fragments are mapped by many accesses of a kernel:
 // keep them by canonical text for the duration of one analysis (one thread at a time).
+using InverseCache = std::map<std::string, layout::LayoutResult<layout::FragmentInverseTable>>;
+
+InverseCache& inverseCache() {
+    thread_local InverseCache cache;
+    return cache;
+}
+
 const layout::LayoutResult<layout::FragmentInverseTable>& cachedInverse(const Fragment& fragment) {
-    thread_local std::map<std::string, layout::LayoutResult<layout::FragmentInverseTable>> cache;
+    InverseCache& cache = inverseCache();
     if (cache.size() > 256)
         cache.clear();
     std::string key = fragment.toString();
@@ -1446,7 +1453,10 @@ private:
 
 void enumerateSharedAccesses(const layout::KernelPlan& kernel, const Target& target,
                              SharedAccessConsumer& consumer, DiagnosticEngine& diagnostics) {
+    // The inverse tables live for one kernel's enumeration only, so every analysis pays its own way.
+    inverseCache().clear();
     Enumerator(kernel, target, consumer, diagnostics).run();
+    inverseCache().clear();
 }
 
 } // namespace tb::passes
