@@ -7,6 +7,9 @@
 #
 #   bash scripts/gpu-check.sh            # from the repository root, on the H200 test machine
 #   SKIP_BUILD=1 bash scripts/gpu-check.sh   # reuse build-gpu
+#   SKIP_BUILD=1 BUILD=build-carry QUICK=1 bash scripts/gpu-check.sh
+#       # binaries built on Debian 12 and carried (the GPU machine has no GoogleTest); QUICK skips
+#       # racecheck and the long benchmarks
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +44,8 @@ export TILEBENCH_RUNNER="$RUNNER"
 export TILEBENCH_CACHE_DIR="$LOGS/cache"
 
 step "GPU tests"
-for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/profile/tests_profile"; do
+for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/run/tests_run" \
+    "$BUILD/tests/engine/profile/tests_profile"; do
     [[ -x "$t" ]] || { row "$(basename "$t")" "missing"; continue; }
     if "$t" >"$LOGS/$(basename "$t").log" 2>&1; then
         row "$(basename "$t")" "ok ($(grep -c '^\[       OK' "$LOGS/$(basename "$t").log") passed, $(grep -c '^\[  SKIPPED' "$LOGS/$(basename "$t").log") skipped)"
@@ -51,9 +55,21 @@ for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/profile/tests_
     fi
 done
 
+step "samples on the GPU (tilec run --gpu, checked against the CPU executor)"
+for sample in "$ROOT"/samples/*.py; do
+    name=$(basename "$sample" .py)
+    if "$TILEC" run --gpu "$sample" >"$LOGS/run-$name.log" 2>&1; then
+        row "run --gpu $name" "$(grep -m1 -E 'correct|WRONG' "$LOGS/run-$name.log" | cut -c1-60)"
+    else
+        row "run --gpu $name" "FAILED (see run-$name.log): $(tail -1 "$LOGS/run-$name.log" | cut -c1-80)"
+    fi
+done
+
 step "compute-sanitizer"
 if command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck; do
+    tools="memcheck racecheck"
+    [[ "${QUICK:-0}" == "1" ]] && tools="memcheck"
+    for tool in $tools; do
         : >"$LOGS/sanitizer-$tool.log"
         bad=0; ran=0
         # Tile programs through tilec run --gpu (when this build has it), then the hand-written kernels.
@@ -79,6 +95,12 @@ if command -v compute-sanitizer >/dev/null; then
     done
 else
     row "compute-sanitizer" "not installed: skipped"
+fi
+
+if [[ "${QUICK:-0}" == "1" ]]; then
+    step "summary"
+    cat "$SUMMARY"
+    exit 0
 fi
 
 step "benchmarks"

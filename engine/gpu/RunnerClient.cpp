@@ -1,6 +1,8 @@
 // Child-process management and the request/reply loop of RunnerClient (see RunnerClient.h).
 #include "engine/gpu/RunnerClient.h"
 
+#include <cstdlib>
+
 #include "engine/gpu/Base64.h"
 #include "engine/gpu/RunnerProtocol.h"
 
@@ -459,12 +461,17 @@ RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char
 }
 
 std::string defaultRunnerPath() {
+    // $TILEBENCH_RUNNER, then beside this executable (an installed bundle), then the build tree's sibling
+    // folder (tilec in engine/tools/tilec, the runner in engine/tools/runner), then $PATH.
+    if (const char* env = std::getenv("TILEBENCH_RUNNER"); env && *env)
+        return env;
     std::error_code ec;
     auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        auto candidate = self.parent_path() / "tilebench-runner";
-        if (::access(candidate.c_str(), X_OK) == 0)
-            return candidate.string();
+        for (const auto& candidate : {self.parent_path() / "tilebench-runner",
+                                      self.parent_path().parent_path() / "runner" / "tilebench-runner"})
+            if (::access(candidate.c_str(), X_OK) == 0)
+                return candidate.string();
     }
     return "tilebench-runner";
 }
