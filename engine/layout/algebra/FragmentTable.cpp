@@ -19,7 +19,10 @@ std::string pointText(const std::vector<int64_t>& point) {
 
 } // namespace
 
-LayoutResult<FragmentTable> tabulateFragment(const Fragment& fragment) {
+namespace {
+
+// One point at a time: slow, but it names the point where evaluation fails.
+LayoutResult<FragmentTable> tabulateFragmentPointwise(const Fragment& fragment) {
     int64_t points = saturatingMul(fragment.inputSize(), fragment.replicateExtent());
     if (auto error = detail::checkDomain(points, "the fragment (elements x replicas)"))
         return *error;
@@ -55,6 +58,54 @@ LayoutResult<FragmentTable> tabulateFragment(const Fragment& fragment) {
             table.cells.push_back({*t, flatReg});
         }
     } while (counter.next());
+    return table;
+}
+
+} // namespace
+
+LayoutResult<FragmentTable> tabulateFragment(const Fragment& fragment) {
+    int64_t points = saturatingMul(fragment.inputSize(), fragment.replicateExtent());
+    if (auto error = detail::checkDomain(points, "the fragment (elements x replicas)"))
+        return *error;
+    FragmentTable table;
+    table.inputShape = fragment.inputShape();
+    table.replicate = fragment.replicateExtent();
+    table.threadExtent = fragment.threadExtent();
+    table.registers = fragment.registersPerThread();
+    std::vector<int64_t> indexShape = fragment.indexShape();
+    std::vector<std::string> names = detail::varNamesFor(table.inputShape.size());
+    names.push_back(Fragment::replicateVarName());
+    // Columns over (element, replica) in the table's order, the replica fastest; every expression is
+    // then evaluated one operation at a time over all points.
+    size_t count = size_t(points);
+    std::vector<std::vector<int64_t>> columns(names.size(), std::vector<int64_t>(count));
+    for (size_t n = 0; n < count; ++n)
+        columns.back()[n] = int64_t(n) % table.replicate;
+    int64_t stride = table.replicate;
+    for (size_t d = table.inputShape.size(); d-- > 0;) {
+        for (size_t n = 0; n < count; ++n)
+            columns[d][n] = (int64_t(n) / stride) % table.inputShape[d];
+        stride *= table.inputShape[d];
+    }
+    std::vector<int64_t> threads;
+    std::vector<int64_t> flatRegs(count, 0), values;
+    bool ok = CompiledIndexExpr(fragment.threadExpr(), names).evaluateColumns(columns, count, threads);
+    for (size_t k = 0; ok && k < fragment.indexExprs().size(); ++k) {
+        ok = CompiledIndexExpr(fragment.indexExprs()[k], names).evaluateColumns(columns, count, values);
+        for (size_t n = 0; ok && n < count; ++n) {
+            if (values[n] < 0 || values[n] >= indexShape[k])
+                ok = false;
+            else
+                flatRegs[n] = flatRegs[n] * indexShape[k] + values[n];
+        }
+    }
+    for (size_t n = 0; ok && n < count; ++n)
+        ok = threads[n] >= 0 && threads[n] < table.threadExtent;
+    if (!ok)
+        return tabulateFragmentPointwise(fragment); // reports the first failing point precisely
+    table.cells.resize(count);
+    for (size_t n = 0; n < count; ++n)
+        table.cells[n] = {threads[n], flatRegs[n]};
     return table;
 }
 

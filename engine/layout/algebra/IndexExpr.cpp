@@ -494,25 +494,27 @@ bool CompiledIndexExpr::evaluateColumns(const std::vector<std::vector<int64_t>>&
                                         std::vector<int64_t>& out) const {
     if (!m_valid)
         return false;
-    // A stack of columns; constants stay scalars so that "x * 8" costs one pass over x.
+    // A stack of columns. Constants stay scalars so that "x * 8" costs one pass over x; variables point at
+    // the caller's columns until an operation writes a result, which reuses the left operand's storage.
     struct Column {
         bool scalar = true;
         int64_t value = 0;
-        std::vector<int64_t> data;
+        const int64_t* ref = nullptr; // a variable's column, not owned
+        std::vector<int64_t> data;    // owned values
+        const int64_t* values() const { return ref ? ref : data.data(); }
     };
     std::vector<Column> stack;
     stack.reserve(m_ops.size());
     for (const Op& op : m_ops) {
         if (op.kind == IndexExprKind::Constant) {
-            stack.push_back({true, op.value, {}});
+            stack.push_back({true, op.value, nullptr, {}});
             continue;
         }
         if (op.kind == IndexExprKind::Var) {
             if (op.value < 0 || static_cast<size_t>(op.value) >= columns.size() ||
                 columns[static_cast<size_t>(op.value)].size() < count)
                 return false;
-            const std::vector<int64_t>& column = columns[static_cast<size_t>(op.value)];
-            stack.push_back({false, 0, std::vector<int64_t>(column.begin(), column.begin() + count)});
+            stack.push_back({false, 0, columns[static_cast<size_t>(op.value)].data(), {}});
             continue;
         }
         if (stack.size() < 2)
@@ -527,14 +529,24 @@ bool CompiledIndexExpr::evaluateColumns(const std::vector<std::vector<int64_t>>&
             a.value = *r;
             continue;
         }
-        std::vector<int64_t> result(count);
-        const int64_t* xa = a.scalar ? nullptr : a.data.data();
-        const int64_t* xb = b.scalar ? nullptr : b.data.data();
+        const int64_t* xa = a.scalar ? nullptr : a.values();
+        const int64_t* xb = b.scalar ? nullptr : b.values();
+        const int64_t av = a.value, bv = b.value;
+        std::vector<int64_t> result;
+        if (!a.scalar && !a.ref)
+            result = std::move(a.data); // in place: element n reads xa[n] before writing it
+        else
+            result.resize(count);
+        if (xa == nullptr || a.ref)
+            ; // xa still points at the operand's own storage
+        else
+            xa = result.data();
+        int64_t* dst = result.data();
         bool ok = true;
         // The operation is chosen once per column, so each loop below is a tight, inlinable kernel.
         auto apply = [&](auto&& fn) {
             for (size_t n = 0; n < count && ok; ++n)
-                result[n] = fn(xa ? xa[n] : a.value, xb ? xb[n] : b.value);
+                dst[n] = fn(xa ? xa[n] : av, xb ? xb[n] : bv);
         };
         switch (op.kind) {
         case IndexExprKind::Add:
@@ -592,12 +604,15 @@ bool CompiledIndexExpr::evaluateColumns(const std::vector<std::vector<int64_t>>&
         if (!ok)
             return false;
         a.scalar = false;
+        a.ref = nullptr;
         a.data = std::move(result);
     }
     if (stack.size() != 1)
         return false;
     if (stack[0].scalar)
         out.assign(count, stack[0].value);
+    else if (stack[0].ref)
+        out.assign(stack[0].ref, stack[0].ref + count);
     else
         out = std::move(stack[0].data);
     return true;
