@@ -24,7 +24,8 @@ if [[ "${TILEBENCH_SKIP_SANITIZERS:-0}" != "1" ]]; then
     # AddressSanitizer + UndefinedBehaviorSanitizer. GPU, app and view suites stay in the main run.
     SAN="${BUILD}-asan"
     SAN_TESTS=(tests_frontend tests_elaborate tests_ir tests_check tests_exec tests_reference tests_samples
-               tests_diagnostics tests_layout_algebra tests_layout_bank tests_passes tests_bank_analysis)
+               tests_diagnostics tests_ir_golden tests_layout_algebra tests_layout_bank tests_passes
+               tests_bank_analysis)
     echo "== engine tests under ASan+UBSan (${SAN})"
     cmake -S "$ROOT" -B "$SAN" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILEBENCH_SANITIZE=ON \
         -DTILEBENCH_BUILD_APP=OFF >/dev/null

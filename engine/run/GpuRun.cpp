@@ -1,6 +1,8 @@
 // GPU execution of a tile program against the CPU oracle; see GpuRun.h.
 #include "engine/run/GpuRun.h"
 
+#include "engine/gpu/RunnerProtocol.h"
+
 #include "engine/exec/Executor.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/passes/LayoutPipeline.h"
@@ -311,7 +313,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
                           (devices.ok() ? devices.field("reason", "no devices") : devices.message));
     const std::string& dev = devices.dataLines.front();
     out.arch = options.arch.empty() ? field(dev, "arch") : options.arch;
-    out.device = field(dev, "name");
+    out.device = gpu::unescapeProtocolValue(field(dev, "name"));
     if (out.arch.empty())
         out.arch = "sm_80";
 
