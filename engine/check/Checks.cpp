@@ -57,10 +57,10 @@ void checkThreads(const Stmt& kernel, const Target& target, DiagnosticEngine& di
                           "use fewer threads (threads=128 or 256 is typical) and give each thread more work");
     } else if (threads % target.warpSize != 0) {
         diagnostics.error("threads-not-multiple-of-32", kernel.range,
-                            "kernel uses " + std::to_string(threads) +
-                                " threads, which is not a multiple of the " + "warp size " +
-                                std::to_string(target.warpSize),
-                            "tile operations partition work by warps; use a multiple of 32 threads");
+                          "kernel uses " + std::to_string(threads) +
+                              " threads, which is not a multiple of the " + "warp size " +
+                              std::to_string(target.warpSize),
+                          "tile operations partition work by warps; use a multiple of 32 threads");
     }
 }
 

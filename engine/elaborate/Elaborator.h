@@ -3,14 +3,14 @@
 // kernel it returns. All user mistakes become diagnostics with a location and a hint.
 #pragma once
 
+#include "engine/frontend/Ast.h"
+#include "engine/ir/Module.h"
+#include "engine/support/Diagnostics.h"
+
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "engine/frontend/Ast.h"
-#include "engine/ir/Module.h"
-#include "engine/support/Diagnostics.h"
 
 namespace tb {
 

@@ -1091,11 +1091,12 @@ Value Interpreter::callTileOp(const std::string& name, CallArgs& args, SourceRan
         bool bothFragments = src->buffer->scope == ir::MemoryScope::Fragment &&
                              dst->buffer->scope == ir::MemoryScope::Fragment;
         if (mismatch && bothFragments)
-            return error("copy-fragment-shape", range,
-                         "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
-                             shapeText(src->extents) + " but '" + dst->buffer->name + "' is " +
-                             shapeText(dst->extents),
-                         "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
+            return error(
+                "copy-fragment-shape", range,
+                "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                    shapeText(src->extents) + " but '" + dst->buffer->name + "' is " +
+                    shapeText(dst->extents),
+                "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
         if (mismatch)
             return error("copy-extent-mismatch", range,
                          "T.copy extents do not match: the source '" + src->buffer->name +

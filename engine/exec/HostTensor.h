@@ -66,9 +66,8 @@ struct ComparisonResult {
 
 // An element matches when |a - e| <= atol + rtol * |e| (NaNs match only NaNs; an infinity matches only the
 // same infinity). maxAbsError is the largest |a - e| over all elements (inf when non-finite values
-// disagree), maxRelError the largest |a - e| / |e| over finite elements with |e| > atol (below it, relative error
-// measures noise). A shape
-// mismatch sets shapeMismatch and compares nothing; dtypes may differ.
+// disagree), maxRelError the largest |a - e| / |e| over finite elements with |e| > atol (below it, relative
+// error measures noise). A shape mismatch sets shapeMismatch and compares nothing; dtypes may differ.
 ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expected, double atol,
                                 double rtol);
 

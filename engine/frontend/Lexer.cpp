@@ -419,8 +419,8 @@ private:
     size_t m_pos = 0;
     size_t m_lineStart = 0; // offset where the current physical line begins
     bool m_atLineStart = true;
-    bool m_lineHasTokens = false; // the current logical line has produced a token
-    bool m_eofAfterError = false; // the end of file cuts a construct the lexer already reported
+    bool m_lineHasTokens = false;             // the current logical line has produced a token
+    bool m_eofAfterError = false;             // the end of file cuts a construct the lexer already reported
     bool m_bracketErrorIsConsequence = false; // an unterminated string swallowed the closing bracket
     std::vector<IndentLevel> m_indents{{0, 0, true}};
     std::vector<OpenBracket> m_brackets;

@@ -1,14 +1,13 @@
 // Child-process management and the request/reply loop of RunnerClient (see RunnerClient.h).
 #include "engine/gpu/RunnerClient.h"
 
-#include <cstdlib>
-
 #include "engine/gpu/Base64.h"
 #include "engine/gpu/RunnerProtocol.h"
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>

@@ -27,11 +27,15 @@ enum class DType : unsigned char {
 
 const char* dtypeName(DType type);
 int dtypeBits(DType type);
-inline int dtypeBytes(DType type) { return (dtypeBits(type) + 7) / 8; }
+inline int dtypeBytes(DType type) {
+    return (dtypeBits(type) + 7) / 8;
+}
 bool isFloat(DType type);
 bool isSignedInt(DType type);
 bool isUnsignedInt(DType type);
-inline bool isInteger(DType type) { return isSignedInt(type) || isUnsignedInt(type); }
+inline bool isInteger(DType type) {
+    return isSignedInt(type) || isUnsignedInt(type);
+}
 // "float16", "half", "float", "fp32", "torch.float16", ... -> DType.
 std::optional<DType> parseDType(std::string_view name);
 

@@ -1,10 +1,10 @@
 #include "engine/ir/Expr.h"
 
+#include "engine/ir/Stmt.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
-
-#include "engine/ir/Stmt.h"
 
 namespace tb::ir {
 
@@ -168,7 +168,9 @@ ExprPtr makeFloat(double value, DType type, SourceRange range) {
     return e;
 }
 
-ExprPtr makeBool(bool value, SourceRange range) { return makeInt(value ? 1 : 0, DType::Bool, range); }
+ExprPtr makeBool(bool value, SourceRange range) {
+    return makeInt(value ? 1 : 0, DType::Bool, range);
+}
 
 ExprPtr makeVarRef(const Var* var, SourceRange range) {
     auto e = node(ExprKind::VarRef, var->dtype, range);
@@ -185,7 +187,7 @@ ExprPtr makeLoad(const Buffer* buffer, std::vector<ExprPtr> indices, SourceRange
 
 ExprPtr makeBinary(BinaryOp op, ExprPtr lhs, ExprPtr rhs, SourceRange range) {
     DType type = (isComparison(op) || op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr) ? DType::Bool
-                                                                                                 : lhs->dtype;
+                                                                                               : lhs->dtype;
     auto e = node(ExprKind::Binary, type, range);
     e->binaryOp = op;
     e->operands = {std::move(lhs), std::move(rhs)};
@@ -231,7 +233,9 @@ int64_t floorDiv(int64_t a, int64_t b) {
     return q;
 }
 
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+int64_t floorMod(int64_t a, int64_t b) {
+    return a - floorDiv(a, b) * b;
+}
 
 // sum(coef * atom) + constant, atoms keyed by their printed form so equal subtrees merge.
 struct Affine {
@@ -286,8 +290,9 @@ ExprPtr fromAffine(const Affine& a, DType type, SourceRange range) {
     for (const auto& [key, term] : a.terms) {
         if (term.second == 0)
             continue;
-        ExprPtr t = term.second == 1 ? term.first
-                                     : makeBinary(BinaryOp::Mul, term.first, makeInt(term.second, type), range);
+        ExprPtr t = term.second == 1
+                        ? term.first
+                        : makeBinary(BinaryOp::Mul, term.first, makeInt(term.second, type), range);
         result = result ? makeBinary(BinaryOp::Add, result, t, range) : t;
     }
     if (!result)
@@ -383,7 +388,8 @@ ExprPtr simplifyImpl(const ExprPtr& e, int depth) {
             if (ExprPtr folded = foldBinary(current, ops[0], ops[1]))
                 return folded;
             BinaryOp op = current->binaryOp;
-            if (isInteger(current->dtype) && (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul)) {
+            if (isInteger(current->dtype) &&
+                (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul)) {
                 Affine affine;
                 toAffine(current, 1, affine, 0);
                 ExprPtr normalized = fromAffine(affine, current->dtype, current->range);
@@ -393,7 +399,8 @@ ExprPtr simplifyImpl(const ExprPtr& e, int depth) {
         }
         if (current->kind == ExprKind::Cast && ops[0]->kind == ExprKind::IntImm && isInteger(current->dtype))
             return makeInt(ops[0]->intValue, current->dtype, current->range);
-        if (current->kind == ExprKind::Unary && ops[0]->kind == ExprKind::IntImm && isInteger(current->dtype)) {
+        if (current->kind == ExprKind::Unary && ops[0]->kind == ExprKind::IntImm &&
+            isInteger(current->dtype)) {
             if (current->unaryOp == UnaryOp::Neg)
                 return makeInt(-ops[0]->intValue, current->dtype, current->range);
             if (current->unaryOp == UnaryOp::BitNot)
@@ -516,7 +523,9 @@ std::optional<int64_t> constantInt(const ExprPtr& expr) {
     return std::nullopt;
 }
 
-ExprPtr simplify(const ExprPtr& expr) { return simplifyImpl(expr, 0); }
+ExprPtr simplify(const ExprPtr& expr) {
+    return simplifyImpl(expr, 0);
+}
 
 std::string printExpr(const ExprPtr& expr) {
     std::string out;

@@ -7,13 +7,13 @@
 // every operation, which is what the generated CUDA does.
 #pragma once
 
+#include "engine/ir/DType.h"
+#include "engine/support/SourceManager.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "engine/ir/DType.h"
-#include "engine/support/SourceManager.h"
 
 namespace tb::ir {
 
@@ -87,7 +87,7 @@ enum class Intrinsic {
     Round,
     Trunc,
     Erf,
-    Fma,      // fma(a, b, c)
+    Fma, // fma(a, b, c)
     IsNan,
     IsInf,
 };
@@ -105,8 +105,8 @@ struct Expr {
     DType dtype;
     SourceRange range;
 
-    int64_t intValue = 0;    // IntImm (also bool)
-    double floatValue = 0;   // FloatImm (may be +-inf)
+    int64_t intValue = 0;           // IntImm (also bool)
+    double floatValue = 0;          // FloatImm (may be +-inf)
     const Var* var = nullptr;       // VarRef
     const Buffer* buffer = nullptr; // BufferLoad
     BinaryOp binaryOp = BinaryOp::Add;

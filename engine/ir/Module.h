@@ -3,13 +3,13 @@
 // parameters that specialized it, with where each value came from.
 #pragma once
 
+#include "engine/ir/Stmt.h"
+
 #include <deque>
 #include <map>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include "engine/ir/Stmt.h"
 
 namespace tb::ir {
 
@@ -22,10 +22,10 @@ struct PrimFunc {
 };
 
 enum class ParamOrigin {
-    Default,      // the jit function's own default
-    ModuleCall,   // the first call of the jit function in the module or in main()
-    Override,     // given by the user (tilec -p, the app's parameters panel)
-    Required,     // no value anywhere: elaboration reports it
+    Default,    // the jit function's own default
+    ModuleCall, // the first call of the jit function in the module or in main()
+    Override,   // given by the user (tilec -p, the app's parameters panel)
+    Required,   // no value anywhere: elaboration reports it
 };
 
 const char* paramOriginName(ParamOrigin origin);
@@ -42,8 +42,8 @@ struct SpecializationParam {
 
 class Module {
 public:
-    std::string sourceName;           // the file
-    std::string jitFunction;          // the @tilelang.jit function, empty for a bare prim_func
+    std::string sourceName;  // the file
+    std::string jitFunction; // the @tilelang.jit function, empty for a bare prim_func
     std::vector<SpecializationParam> specialization;
     std::vector<PrimFunc> funcs;
 

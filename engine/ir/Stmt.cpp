@@ -109,7 +109,9 @@ std::optional<int64_t> Buffer::constantElementCount() const {
     return count;
 }
 
-std::shared_ptr<Stmt> makeStmt(StmtKind kind, SourceRange range) { return std::make_shared<Stmt>(kind, range); }
+std::shared_ptr<Stmt> makeStmt(StmtKind kind, SourceRange range) {
+    return std::make_shared<Stmt>(kind, range);
+}
 
 StmtPtr makeSeq(std::vector<StmtPtr> stmts, SourceRange range) {
     auto s = makeStmt(StmtKind::Seq, range);

@@ -4,11 +4,11 @@
 // layout engine, the CPU reference executor and the CUDA backend. Every node keeps its source range.
 #pragma once
 
+#include "engine/ir/Expr.h"
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "engine/ir/Expr.h"
 
 namespace tb::ir {
 
@@ -30,8 +30,8 @@ struct Buffer {
     std::vector<ExprPtr> shape; // constants, or VarRefs of DynamicDim vars
     SourceRange range;          // the allocation or parameter
     int id = 0;
-    int paramIndex = -1;           // position in the PrimFunc's parameter list, -1 if not a parameter
-    bool isOutput = false;         // named by out_idx or returned (T.empty)
+    int paramIndex = -1;              // position in the PrimFunc's parameter list, -1 if not a parameter
+    bool isOutput = false;            // named by out_idx or returned (T.empty)
     std::optional<ExprPtr> initValue; // T.alloc_var(dtype, init=...)
 
     size_t rank() const { return shape.size(); }
@@ -70,9 +70,9 @@ enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
 enum class GemmWarpPolicy { Square, FullRow, FullCol };
 enum class ReduceKind { Max, Min, Sum, AbsSum, AbsMax, BitAnd, BitOr, BitXor };
 
-const char* loopKindName(LoopKind kind);         // "serial", "unroll", "parallel", "pipelined", "vectorized"
+const char* loopKindName(LoopKind kind);          // "serial", "unroll", "parallel", "pipelined", "vectorized"
 const char* gemmWarpPolicyName(GemmWarpPolicy p); // "Square", "FullRow", "FullCol"
-const char* reduceKindName(ReduceKind kind);     // "max", "sum", ...
+const char* reduceKindName(ReduceKind kind);      // "max", "sum", ...
 
 // T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
 struct PipelineInfo {
@@ -83,8 +83,8 @@ struct PipelineInfo {
 };
 
 enum class LayoutAnnotationKind {
-    Swizzled,        // make_swizzled_layout(buf, k_major, allow_pad)
-    WgmmaSwizzled,   // make_wgmma_swizzled_layout(buf, continuity, k_major)
+    Swizzled,      // make_swizzled_layout(buf, k_major, allow_pad)
+    WgmmaSwizzled, // make_wgmma_swizzled_layout(buf, continuity, k_major)
     FullBankSwizzled,
     HalfBankSwizzled,
     QuarterBankSwizzled,
@@ -103,10 +103,11 @@ struct LayoutAnnotation {
     bool allowPad = true;
     int continuity = 0;                   // 0 = not given
     std::vector<const Var*> placeholders; // CustomLayout / CustomFragment: one per buffer dimension
-    std::vector<ExprPtr> forward;         // CustomLayout: physical indices; CustomFragment: per-thread index (may be empty)
-    ExprPtr thread;                       // CustomFragment: owning thread
+    std::vector<ExprPtr>
+        forward;    // CustomLayout: physical indices; CustomFragment: per-thread index (may be empty)
+    ExprPtr thread; // CustomFragment: owning thread
     int replicate = 1;
-    int threads = 0;                      // FullyReplicated
+    int threads = 0; // FullyReplicated
     SourceRange range;
 };
 
@@ -143,7 +144,8 @@ struct Stmt {
     // Store: buffer[indices] = value
     const Buffer* buffer = nullptr;
     std::vector<ExprPtr> indices;
-    ExprPtr value; // Store, Fill (the fill value), AtomicAdd (scalar form), UseSwizzle (enable), Print (scalar)
+    ExprPtr
+        value; // Store, Fill (the fill value), AtomicAdd (scalar form), UseSwizzle (enable), Print (scalar)
 
     // Copy: src -> dst. Fill: dst. AtomicAdd: dst (+= src region or value).
     Region src;

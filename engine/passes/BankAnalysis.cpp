@@ -2,16 +2,14 @@
 // totals, plus the aggregation into per-line and per-kernel numbers.
 #include "engine/passes/BankAnalysis.h"
 
-#include <algorithm>
-#include <climits>
-#include <string>
-#include <unordered_map>
-
 #include "engine/layout/bank/BankCost.h"
 #include "engine/passes/SharedAccessEnumeration.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
+#include <string>
+#include <unordered_map>
 
 namespace tb::passes {
 
@@ -50,7 +48,6 @@ private:
     std::unordered_map<std::string, BankCost> m_costCache;
 
 public:
-
     // A kernel repeats a few access patterns many times (every row, every k-step). Costs depend only on
     // addresses modulo whole 128-byte rows (32 banks of 4 bytes) and on which lanes share a word, so a
     // pattern shifted by a multiple of 128 bytes costs the same: key the cache on the shifted pattern.

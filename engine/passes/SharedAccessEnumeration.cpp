@@ -273,9 +273,8 @@ BufferAddressing makeAddressing(const ir::Buffer& buffer, const layout::SharedBu
     a.plain.resize(static_cast<size_t>(product(a.shape)));
     for (size_t n = 0; n < a.plain.size(); ++n)
         a.plain[n] = static_cast<int64_t>(n);
-    bool unswizzledIsRowMajor =
-        plan && plan->unswizzled.inputShape() == a.shape &&
-        plan->unswizzled.toString() == Layout::linear(a.shape).toString();
+    bool unswizzledIsRowMajor = plan && plan->unswizzled.inputShape() == a.shape &&
+                                plan->unswizzled.toString() == Layout::linear(a.shape).toString();
     if (plan && plan->unswizzled.inputShape().size() && !unswizzledIsRowMajor &&
         !tabulateOffsets(plan->unswizzled, a.shape, a.plain))
         a.note = "the plan's unswizzled layout does not fit the buffer shape: row-major used";

@@ -23,7 +23,8 @@ const std::vector<PassInfo>& pipelinePasses() {
         {"elaborate", "run the compile-time Python and build the Tile IR of the specialized kernel"},
         {"verify", "check the Tile IR's internal invariants (a failure is a TileBench bug)"},
         {"check", "check shapes, dtypes, scopes, indices, thread counts and the shared-memory budget"},
-        {"warp-partition", "choose each gemm's instruction (mma.sync or wgmma) and split its tile over warps"},
+        {"warp-partition",
+         "choose each gemm's instruction (mma.sync or wgmma) and split its tile over warps"},
         {"layout-inference", "infer every fragment's thread and register layout: strict, common, then free"},
         {"loop-planning", "map each T.Parallel nest to threads and pick its vector width"},
         {"reduce-planning", "plan reductions: thread-local, then shuffles, then a shared-memory round"},
@@ -74,7 +75,8 @@ std::unique_ptr<CompileResult> compileTileProgram(std::string fileName, std::str
     PassRunner passes(r, options);
 
     passes.run("parse", [&] { r.ast = parseModule(r.sources, r.file, r.diagnostics); });
-    passes.run("elaborate", [&] { r.module = elaborate(r.sources, r.ast, options.elaborate, r.diagnostics); });
+    passes.run("elaborate",
+               [&] { r.module = elaborate(r.sources, r.ast, options.elaborate, r.diagnostics); });
     passes.run("verify", [&] {
         if (r.module)
             verifyModule(*r.module, r.diagnostics);

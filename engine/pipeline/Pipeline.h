@@ -5,17 +5,17 @@
 // same order, with per-pass timings.
 #pragma once
 
-#include <chrono>
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "engine/elaborate/Elaborator.h"
 #include "engine/frontend/Ast.h"
 #include "engine/ir/Module.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/support/Diagnostics.h"
 #include "engine/target/Target.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace tb {
 

@@ -260,6 +260,143 @@ layout::LayoutPlan portablePlan(const CompileResult& result, const layout::Layou
     return passes::planLayouts(*result.module, context, diagnostics);
 }
 
+const char* runnerFillDtype(ir::DType type) {
+    switch (type) {
+    case ir::DType::Float16:
+        return "f16";
+    case ir::DType::BFloat16:
+        return "bf16";
+    case ir::DType::Float32:
+        return "f32";
+    case ir::DType::Float64:
+        return "f64";
+    case ir::DType::Int32:
+        return "i32";
+    case ir::DType::UInt32:
+        return "u32";
+    case ir::DType::Int64:
+        return "i64";
+    case ir::DType::Int8:
+        return "i8";
+    case ir::DType::UInt8:
+        return "u8";
+    case ir::DType::Bool:
+    case ir::DType::Int16:
+    case ir::DType::UInt16:
+    case ir::DType::UInt64:
+    case ir::DType::Float8E4M3:
+    case ir::DType::Float8E5M2:
+        return "";
+    }
+    return "";
+}
+
+GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& inputPlan,
+                                gpu::RunnerClient& client, const GpuLaunchOptions& options) {
+    GpuLaunchSetup out;
+    DiagnosticEngine diags;
+    auto finish = [&](GpuRunStage stage, std::string message) {
+        out.stage = stage;
+        out.message = std::move(message);
+        out.ok = stage == GpuRunStage::Done;
+        out.diagnostics = diags.diagnostics();
+        return out;
+    };
+    if (!result.ok() || result.module->funcs.empty())
+        return finish(GpuRunStage::Plan, "the program did not compile");
+    const ir::Module& module = *result.module;
+    const ir::PrimFunc& func = module.funcs.front();
+    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
+    if (diags.hasErrors())
+        return finish(GpuRunStage::Plan, "the layout passes reported errors");
+    codegen::CudaKernelSource code = codegen::generateCuda(module, plan, plan.target, diags, &result.sources);
+    if (!code.ok || code.units.empty() || diags.hasErrors())
+        return finish(GpuRunStage::Codegen, "CUDA generation failed");
+    const codegen::GeneratedUnit& unit = code.units.front();
+    out.cudaSource = unit.source;
+    out.dims = options.dims;
+    for (const ir::Var* v : func.dynamicDims)
+        out.dims.emplace(v->name, 256);
+
+    gpu::RunnerReply devices = client.request("devices");
+    if (!devices.ok() || devices.dataLines.empty())
+        return finish(GpuRunStage::Runner,
+                      "no GPU available: " +
+                          (devices.ok() ? devices.field("reason", "no devices") : devices.message));
+    out.arch = options.arch.empty() ? field(devices.dataLines.front(), "arch") : options.arch;
+    if (out.arch.empty())
+        out.arch = "sm_80";
+
+    // Parameters: sizes from the shapes, allocated (zeroed) and inputs filled on the device.
+    std::string args;
+    for (const ir::Buffer* b : func.params) {
+        int64_t count = 1;
+        for (const ir::ExprPtr& e : b->shape) {
+            auto extent = codegen::evaluateLaunchExpr(e, out.dims);
+            if (!extent || *extent < 0 || (*extent > 0 && count > (int64_t(1) << 40) / *extent))
+                return finish(GpuRunStage::Upload, "cannot evaluate the shape of " + b->name);
+            count *= *extent;
+        }
+        int64_t bytes = count * ir::dtypeBytes(b->dtype);
+        std::string name = options.prefix + "p" + std::to_string(out.bufferNames.size());
+        out.bufferNames.push_back(name);
+        out.paramBytes.push_back(bytes);
+        client.request("free " + name); // a reused runner may still hold it
+        gpu::RunnerReply a =
+            client.request("alloc " + name + " " + std::to_string(std::max<int64_t>(bytes, 16)));
+        if (!a.ok())
+            return finish(GpuRunStage::Upload, "alloc " + b->name + ": " + a.message);
+        std::string dtype = runnerFillDtype(b->dtype);
+        if (!b->isOutput && !dtype.empty() && count > 0) {
+            gpu::RunnerReply f =
+                client.request("fill " + name + " " + dtype + " seed=" + std::to_string(options.seed));
+            if (!f.ok())
+                return finish(GpuRunStage::Upload, "fill " + b->name + ": " + f.message);
+        }
+        args += (args.empty() ? "buf:" : ",buf:") + name;
+    }
+    for (const ir::Var* v : func.dynamicDims)
+        args += std::string(args.empty() ? "" : ",") + (v->dtype == ir::DType::Int64 ? "i64:" : "i32:") +
+                std::to_string(out.dims[v->name]);
+
+    // Kernels: compile, load, and the launch line each one is timed with.
+    for (size_t k = 0; k < unit.kernels.size(); ++k) {
+        const codegen::GeneratedKernel& gk = unit.kernels[k];
+        gpu::CudaCompileOptions co;
+        co.arch = out.arch;
+        co.lineInfo = true;
+        gpu::CudaCompileResult cr = gpu::compileCuda(unit.source, gk.name, co);
+        if (!cr.ok)
+            return finish(GpuRunStage::Compile, "NVRTC failed for " + gk.name + ": " + cr.log);
+        GpuKernelReport report;
+        report.name = gk.name;
+        report.registers = cr.registers;
+        report.spillStoreBytes = cr.spillStoreBytes;
+        report.spillLoadBytes = cr.spillLoadBytes;
+        report.dynamicSharedBytes = gk.launch.dynamicSharedBytes;
+        for (int d = 0; d < 3; ++d) {
+            auto g = codegen::evaluateLaunchExpr(gk.launch.grid[size_t(d)], out.dims);
+            if (!g || *g < 1)
+                return finish(GpuRunStage::Launch, "cannot evaluate the grid of " + gk.name);
+            report.grid[d] = *g;
+            report.block[d] = gk.launch.block[d];
+        }
+        std::string id = options.prefix + "k" + std::to_string(k);
+        gpu::RunnerReply l = client.loadCubin(id, out.arch, gk.name, cr.cubin);
+        if (!l.ok())
+            return finish(GpuRunStage::Launch, "load " + gk.name + ": " + l.message);
+        out.moduleIds.push_back(id);
+        out.launchFields.push_back(
+            "grid=" + std::to_string(report.grid[0]) + "," + std::to_string(report.grid[1]) + "," +
+            std::to_string(report.grid[2]) + " block=" + std::to_string(report.block[0]) + "," +
+            std::to_string(report.block[1]) + "," + std::to_string(report.block[2]) +
+            " smem=" + std::to_string(report.dynamicSharedBytes) + (args.empty() ? "" : " args=" + args));
+        out.kernels.push_back(report);
+        out.cubins.push_back(std::move(cr.cubin));
+    }
+    return finish(GpuRunStage::Done, "");
+}
+
 GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inputPlan,
                       const GpuRunOptions& options) {
     GpuRunResult out;

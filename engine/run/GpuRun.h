@@ -81,6 +81,42 @@ layout::LayoutPlan portablePlan(const CompileResult& result, const layout::Layou
 GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& plan,
                       const GpuRunOptions& options);
 
+// A program set up in a runner for repeated launches (tilec bench / profile): planned for the portable
+// path, generated, compiled with NVRTC (line info on), every kernel loaded as module "<prefix>k<i>" and
+// every parameter allocated as buffer "<prefix>p<i>", inputs filled on the device by the runner's seeded
+// `fill` (no host copies, so large problems set up fast; outputs stay zeroed). Nothing is launched: the
+// caller times `launchFields[i]` on `moduleIds[i]`. The values are not the CPU executor's inputs, so this
+// is for timing, not for checking results (runOnGpu does that).
+struct GpuLaunchOptions {
+    uint64_t seed = 0x7113BE7C;
+    std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256
+    std::string arch;                    // empty: the device's native architecture
+    std::string prefix;                  // module and buffer name prefix in the runner
+};
+
+struct GpuLaunchSetup {
+    bool ok = false;
+    GpuRunStage stage = GpuRunStage::Plan; // the stage that failed, Done when none
+    std::string message;
+    std::string arch;
+    std::vector<GpuKernelReport> kernels; // wallMs stays 0: nothing ran
+    std::vector<std::string> moduleIds;
+    std::vector<std::string> launchFields; // "grid=.. block=.. smem=.. [args=..]" per kernel
+    std::vector<std::vector<char>> cubins; // per kernel, with line info
+    std::vector<std::string> bufferNames;
+    std::vector<int64_t> paramBytes; // per parameter, in order
+    std::map<std::string, int64_t> dims;
+    std::vector<Diagnostic> diagnostics;
+    std::string cudaSource;
+};
+
+// Pre: result.ok(); `client` started.
+GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& plan,
+                                gpu::RunnerClient& client, const GpuLaunchOptions& options);
+
+// The runner's `fill` dtype for a parameter dtype ("f16", "bf16", "f32", ...), or "" when it has none.
+const char* runnerFillDtype(ir::DType type);
+
 // Host tensor <-> the bytes the kernel sees (float16/bfloat16 as IEEE bit patterns). Exposed for tests.
 std::vector<char> tensorBytes(const HostTensor& tensor);
 bool tensorFromBytes(HostTensor& tensor, const std::vector<char>& bytes);

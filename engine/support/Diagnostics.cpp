@@ -32,11 +32,13 @@ Diagnostic& DiagnosticEngine::report(Diagnostic diagnostic) {
     return m_diagnostics.back();
 }
 
-Diagnostic& DiagnosticEngine::error(std::string code, SourceRange range, std::string message, std::string hint) {
+Diagnostic& DiagnosticEngine::error(std::string code, SourceRange range, std::string message,
+                                    std::string hint) {
     return report({Severity::Error, std::move(code), range, std::move(message), std::move(hint), {}});
 }
 
-Diagnostic& DiagnosticEngine::warning(std::string code, SourceRange range, std::string message, std::string hint) {
+Diagnostic& DiagnosticEngine::warning(std::string code, SourceRange range, std::string message,
+                                      std::string hint) {
     return report({Severity::Warning, std::move(code), range, std::move(message), std::move(hint), {}});
 }
 
@@ -112,7 +114,8 @@ void writeLocation(JsonWriter& json, const SourceManager& sources, const SourceR
 
 } // namespace
 
-void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources, const std::vector<Diagnostic>& diagnostics) {
+void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources,
+                          const std::vector<Diagnostic>& diagnostics) {
     json.beginArray();
     for (const Diagnostic& d : diagnostics) {
         json.beginObject();

@@ -4,11 +4,11 @@
 // their own locations ("layout inferred here").
 #pragma once
 
+#include "engine/support/SourceManager.h"
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "engine/support/SourceManager.h"
 
 namespace tb {
 
@@ -65,5 +65,6 @@ std::string formatDiagnostics(const SourceManager& sources, const std::vector<Di
 namespace tb {
 class JsonWriter;
 // Writes diagnostics as a JSON array: severity, code, file, line, col, endLine, endCol, message, hint, notes.
-void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources, const std::vector<Diagnostic>& diagnostics);
+void writeDiagnosticsJson(JsonWriter& json, const SourceManager& sources,
+                          const std::vector<Diagnostic>& diagnostics);
 } // namespace tb

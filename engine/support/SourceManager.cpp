@@ -12,7 +12,8 @@ SourceRange SourceRange::merge(const SourceRange& other) const {
     return make(file, std::min(begin, other.begin), std::max(end, other.end));
 }
 
-SourceFile::SourceFile(std::string name, std::string text) : m_name(std::move(name)), m_text(std::move(text)) {
+SourceFile::SourceFile(std::string name, std::string text)
+    : m_name(std::move(name)), m_text(std::move(text)) {
     m_lineStarts.push_back(0);
     for (uint32_t i = 0; i < m_text.size(); ++i)
         if (m_text[i] == '\n')

@@ -41,6 +41,8 @@ std::optional<Target> parseTarget(std::string_view name) {
     return std::nullopt;
 }
 
-std::vector<std::string> knownTargetNames() { return {"sm_80", "sm_90a"}; }
+std::vector<std::string> knownTargetNames() {
+    return {"sm_80", "sm_90a"};
+}
 
 } // namespace tb

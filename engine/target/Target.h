@@ -11,11 +11,11 @@
 namespace tb {
 
 struct Target {
-    std::string name;        // "sm_80", "sm_90a"
-    int smVersion = 80;      // 80, 90
-    bool hasWgmma = false;   // sm_90a: wgmma.mma_async
-    bool hasTma = false;     // sm_90: cp.async.bulk.tensor
-    bool hasCpAsync = true;  // sm_80+
+    std::string name;                // "sm_80", "sm_90a"
+    int smVersion = 80;              // 80, 90
+    bool hasWgmma = false;           // sm_90a: wgmma.mma_async
+    bool hasTma = false;             // sm_90: cp.async.bulk.tensor
+    bool hasCpAsync = true;          // sm_80+
     int maxSharedMemoryPerBlock = 0; // bytes of dynamic shared memory one block may opt in to
     int sharedMemoryPerSm = 0;       // bytes
     int maxThreadsPerBlock = 1024;

@@ -5,11 +5,6 @@
 // ir::Module the plan was computed from, which must outlive it.
 #pragma once
 
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "engine/ir/Module.h"
 #include "engine/layout/algebra/Fragment.h"
 #include "engine/layout/algebra/GemmInstruction.h"
@@ -18,6 +13,11 @@
 #include "engine/layout/algebra/WarpPartition.h"
 #include "engine/layout/bank/BankCost.h"
 #include "engine/target/Target.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace tb::layout {
 
@@ -29,7 +29,7 @@ const char* inferenceLevelName(InferenceLevel level); // "strict", "common", "fr
 struct LayoutOrigin {
     const ir::Stmt* op = nullptr; // the gemm / parallel loop / reduce / copy / annotate_layout
     InferenceLevel level = InferenceLevel::Free;
-    std::string description;      // "accumulator of gemm at line 30 (mma.sync 2x2 warps)"
+    std::string description; // "accumulator of gemm at line 30 (mma.sync 2x2 warps)"
     SourceRange range;
 };
 
@@ -42,11 +42,11 @@ struct FragmentPlan {
 
 struct SharedBufferPlan {
     const ir::Buffer* buffer = nullptr;
-    SharedLayoutChoice choice;   // the layout used (swizzled, padded or linear) and why
-    Layout unswizzled;           // the plain row-major layout, for swizzle-off comparisons
-    bool annotated = false;      // T.annotate_layout decided it
-    int64_t bytes = 0;           // one stage
-    int stages = 1;              // copies of the buffer kept by the software pipeline
+    SharedLayoutChoice choice; // the layout used (swizzled, padded or linear) and why
+    Layout unswizzled;         // the plain row-major layout, for swizzle-off comparisons
+    bool annotated = false;    // T.annotate_layout decided it
+    int64_t bytes = 0;         // one stage
+    int stages = 1;            // copies of the buffer kept by the software pipeline
 };
 
 struct GemmPlan {
@@ -63,21 +63,21 @@ struct GemmPlan {
 struct ParallelLoopPlan {
     const ir::Stmt* loop = nullptr; // the outermost For of the nest
     Fragment loopLayout;
-    int vectorWidth = 1;       // elements per access
-    std::string vectorReason;  // "limited to 4 by the fragment's contiguous run" ...
-    LayoutOrigin origin;       // which buffer's layout the loop followed
+    int vectorWidth = 1;      // elements per access
+    std::string vectorReason; // "limited to 4 by the fragment's contiguous run" ...
+    LayoutOrigin origin;      // which buffer's layout the loop followed
 };
 
 // T.reduce_*: thread-local partial results, then an all-reduce over the threads that share an output.
 struct ReducePlan {
     const ir::Stmt* reduce = nullptr;
-    int64_t threadsPerOutput = 1;   // threads that hold parts of one output element
-    std::vector<int> shuffleOffsets; // butterfly XOR offsets within a warp (16, 8, 4, 2, 1 ...)
+    int64_t threadsPerOutput = 1;     // threads that hold parts of one output element
+    std::vector<int> shuffleOffsets;  // butterfly XOR offsets within a warp (16, 8, 4, 2, 1 ...)
     bool throughSharedMemory = false; // more than one warp per output: a round through shared memory
     int64_t sharedScratchBytes = 0;
-    std::vector<int> sharedOffsets;   // XOR offsets >= warp size, each one round through shared memory
-    int64_t localElements = 1;        // source elements each thread folds locally per output first
-    std::string reason;               // "4 lanes of a quad hold each row: 2 shuffles (xor 2, 1)"
+    std::vector<int> sharedOffsets; // XOR offsets >= warp size, each one round through shared memory
+    int64_t localElements = 1;      // source elements each thread folds locally per output first
+    std::string reason;             // "4 lanes of a quad hold each row: 2 shuffles (xor 2, 1)"
 };
 
 // How a T.copy moves data, per thread: instruction, vector width, and the thread -> element mapping.
@@ -88,16 +88,16 @@ enum class CopyInstruction {
     SharedToFragment,
     FragmentToGlobal,
     GlobalToFragment,
-    Tma,             // sm_90a bulk tensor copy (Hopper path; not used by the portable backend yet)
+    Tma, // sm_90a bulk tensor copy (Hopper path; not used by the portable backend yet)
 };
 const char* copyInstructionName(CopyInstruction kind);
 
 struct CopyPlan {
     const ir::Stmt* copy = nullptr;
     CopyInstruction instruction = CopyInstruction::VectorLoadStore;
-    int vectorWidth = 1;  // elements per thread-access
+    int vectorWidth = 1; // elements per thread-access
     std::string reason;
-    Fragment threadMap;   // element of the copied tile -> (thread, register); the loop plan of the copy
+    Fragment threadMap; // element of the copied tile -> (thread, register); the loop plan of the copy
 };
 
 // One shared-memory instruction that the generated kernel will execute, with its per-lane addresses for
@@ -108,26 +108,26 @@ struct SharedAccessPlan {
     const ir::Buffer* buffer = nullptr; // the shared buffer
     std::string role;                   // "copy A tile global->shared", "ldmatrix A operand", ...
     SourceRange range;
-    WarpAccess access;                  // representative warp instruction (chosen layout)
-    WarpAccess accessUnswizzled;        // the same instruction over the plain row-major layout
-    BankCost hardware;                  // hardware rule, chosen layout
-    BankCost sassMetric;                // CUPTI SASS-metric model, chosen layout
+    WarpAccess access;           // representative warp instruction (chosen layout)
+    WarpAccess accessUnswizzled; // the same instruction over the plain row-major layout
+    BankCost hardware;           // hardware rule, chosen layout
+    BankCost sassMetric;         // CUPTI SASS-metric model, chosen layout
     BankCost hardwareUnswizzled;
-    int64_t instructionsPerBlock = 0;   // warp-level instructions of this kind per block per kernel run
-    int64_t wavefrontsPerBlock = 0;     // sum over all of them (not just representative), hardware rule
+    int64_t instructionsPerBlock = 0; // warp-level instructions of this kind per block per kernel run
+    int64_t wavefrontsPerBlock = 0;   // sum over all of them (not just representative), hardware rule
     int64_t idealWavefrontsPerBlock = 0;
     int64_t wavefrontsPerBlockUnswizzled = 0;
     int64_t sassWavefrontsPerBlock = 0;
-    bool visibleToCounters = true;      // false for cp.async.cg writes (bank-rules.md rule 6)
+    bool visibleToCounters = true; // false for cp.async.cg writes (bank-rules.md rule 6)
     // Also filled by the bank analysis (docs/bank-analysis.md):
-    std::string instruction;              // SASS opcode, e.g. "LDSM.16.M88.4"; "wgmma descriptor" for wgmma
-    bool isStore = false;                 // a write (STS/STSM, cp.async); LDS/LDSM otherwise
-    bool wgmmaOperand = false;            // read by wgmma through a descriptor: modelled, no LSU counter
-    int64_t executionsPerBlock = 1;       // op executions per block: the enclosing loops' trip counts
-    bool executionsExact = true;          // false when an enclosing trip count is not a constant (counted 1)
+    std::string instruction;        // SASS opcode, e.g. "LDSM.16.M88.4"; "wgmma descriptor" for wgmma
+    bool isStore = false;           // a write (STS/STSM, cp.async); LDS/LDSM otherwise
+    bool wgmmaOperand = false;      // read by wgmma through a descriptor: modelled, no LSU counter
+    int64_t executionsPerBlock = 1; // op executions per block: the enclosing loops' trip counts
+    bool executionsExact = true;    // false when an enclosing trip count is not a constant (counted 1)
     int64_t sassIdealWavefrontsPerBlock = 0;
     int64_t rowSpreadInstructionsPerBlock = 0; // cp.async.cg instructions flagged by rule 6
-    std::string note;                     // defaults the enumeration took
+    std::string note;                          // defaults the enumeration took
 };
 
 struct SharedMemoryBudgetPlan {

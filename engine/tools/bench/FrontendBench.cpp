@@ -1,16 +1,16 @@
 // Times the engine's front half (parse, elaborate, verify, check) on every sample, as `tilec ir` runs it.
 // Prints the median over many runs per pass and the ratio to the budget the product promises (5 ms for
 // `tilec ir` of MLA decode). A benchmark, not a test: it never fails on timing.
+#include "engine/catalog/SampleCatalog.h"
+#include "engine/ir/Printer.h"
+#include "engine/pipeline/Pipeline.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "engine/catalog/SampleCatalog.h"
-#include "engine/ir/Printer.h"
-#include "engine/pipeline/Pipeline.h"
 
 int main(int argc, char** argv) {
     int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
         double check = median(perPass["verify"]) + median(perPass["check"]);
         double total = median(totals);
         std::printf("%-20s %10.3f %10.3f %10.3f %10.3f %10.3f %11.1fx%s\n", sample.name.c_str(),
-                    median(perPass["parse"]), median(perPass["elaborate"]), check, median(perPass["print"]), total,
-                    budgetMs / total, ok ? "" : "  (compile errors)");
+                    median(perPass["parse"]), median(perPass["elaborate"]), check, median(perPass["print"]),
+                    total, budgetMs / total, ok ? "" : "  (compile errors)");
     }
     std::printf("(median of %d runs; 'vs budget' = 5 ms / measured, higher is better)\n", runs);
     return 0;

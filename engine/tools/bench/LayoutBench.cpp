@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
     const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 50;
     constexpr double budgetMs = 20.0;
     const std::set<std::string> frontHalf = {"parse", "elaborate", "verify", "check"};
-    std::printf("%-20s %11s %11s %11s %11s %15s\n", "sample", "front(ms)", "layouts(ms)", "banks(ms)", "total(ms)",
-                "vs 20ms budget");
+    std::printf("%-20s %11s %11s %11s %11s %15s\n", "sample", "front(ms)", "layouts(ms)", "banks(ms)",
+                "total(ms)", "vs 20ms budget");
     for (const tb::SampleInfo& sample : tb::listSamples()) {
         std::string text;
         if (!tb::readTextFile(sample.path, text))
@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
         std::printf("%-20s %11.3f %11.3f %11.3f %11.3f %14.1fx\n", sample.name.c_str(), median(front),
                     median(layouts), median(banks), total, budgetMs / total);
     }
-    std::printf("(median of %d runs of parse -> plan -> bank analysis on sm_90a; 'vs budget' = 20 ms / measured,\n"
-                " higher is better)\n",
-                runs);
+    std::printf(
+        "(median of %d runs of parse -> plan -> bank analysis on sm_90a; 'vs budget' = 20 ms / measured,\n"
+        " higher is better)\n",
+        runs);
     return 0;
 }

@@ -39,9 +39,15 @@ public:
     // The driver error as a BackendStatus (a Fault when sticky).
     BackendStatus check(int result, const char* what, const char* errorCode);
 #if TILEBENCH_HAS_CUDA_HEADERS
-    const gpu::CudaDriverApi* api() const { return m_api; }
-    CUcontext context() const { return m_context; }
-    CUdevice cuDevice() const { return m_cuDevice; }
+    const gpu::CudaDriverApi* api() const {
+        return m_api;
+    }
+    CUcontext context() const {
+        return m_context;
+    }
+    CUdevice cuDevice() const {
+        return m_cuDevice;
+    }
 #endif
 
 private:

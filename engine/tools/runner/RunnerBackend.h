@@ -63,7 +63,8 @@ public:
     virtual BackendStatus launch(const std::string& id, const LaunchConfig& config,
                                  std::vector<void*>& params) = 0;
     // Launches without waiting for completion (profiling brackets launches itself). Defaults to launch().
-    virtual BackendStatus launchAsync(const std::string& id, const LaunchConfig& config, std::vector<void*>& params) {
+    virtual BackendStatus launchAsync(const std::string& id, const LaunchConfig& config,
+                                      std::vector<void*>& params) {
         return launch(id, config, params);
     }
     // `warmup` launches, then `repeat` launches each timed with a pair of events; milliseconds per launch.

@@ -480,7 +480,8 @@ bool RunnerSession::simulate(const std::string& what, bool& keepRunning) {
     return true;
 }
 
-bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const char* usage, PreparedLaunch& out) {
+bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const char* usage,
+                                  PreparedLaunch& out) {
     if (r.words.size() != 1) {
         error("bad-request", usage);
         return false;

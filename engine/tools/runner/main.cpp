@@ -27,10 +27,11 @@ bool readLine(std::string& line) {
 }
 
 int usage(const char* message) {
-    std::fprintf(stderr,
-                 "tilebench-runner: %s\nusage: tilebench-runner [--fake] [--fake-devices=N] [--fake-cupti=MODE] "
-                 "[--device=N]\n",
-                 message);
+    std::fprintf(
+        stderr,
+        "tilebench-runner: %s\nusage: tilebench-runner [--fake] [--fake-devices=N] [--fake-cupti=MODE] "
+        "[--device=N]\n",
+        message);
     return 2;
 }
 
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
             fakeCupti = arg.substr(13);
             if (fakeCupti != "available" && fakeCupti != "no-cupti" && fakeCupti != "no-nvperf" &&
                 fakeCupti != "permission" && fakeCupti != "another-profiler")
-                return usage("--fake-cupti must be available, no-cupti, no-nvperf, permission or another-profiler");
+                return usage(
+                    "--fake-cupti must be available, no-cupti, no-nvperf, permission or another-profiler");
         } else if (arg.rfind("--device=", 0) == 0) {
             device = std::atoi(arg.c_str() + 9);
         } else if (arg == "--version") {

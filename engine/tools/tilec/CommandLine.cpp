@@ -77,7 +77,8 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.command = "version";
             return cl;
         }
-        if (arg == "-p" || arg == "--param" || arg.starts_with("--param=") || (arg.starts_with("-p") && arg.size() > 2)) {
+        if (arg == "-p" || arg == "--param" || arg.starts_with("--param=") ||
+            (arg.starts_with("-p") && arg.size() > 2)) {
             std::string value;
             if (arg.starts_with("--param="))
                 value = arg.substr(8);
@@ -150,7 +151,8 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
     cl.command = positional[0];
     size_t next = 1;
     if (cl.command == "emit") {
-        if (positional.size() < 2 || (positional[1] != "cuda" && positional[1] != "ptx" && positional[1] != "sass")) {
+        if (positional.size() < 2 ||
+            (positional[1] != "cuda" && positional[1] != "ptx" && positional[1] != "sass")) {
             error = "emit needs what to emit: cuda, ptx or sass (tilec emit cuda FILE)";
             return std::nullopt;
         }

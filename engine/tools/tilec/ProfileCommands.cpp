@@ -10,12 +10,16 @@
 #include "engine/profile/CudaBenchSpec.h"
 #include "engine/profile/ProfileReport.h"
 #include "engine/profile/SweepSpec.h"
+#include "engine/run/GpuRun.h"
 #include "engine/support/Json.h"
 #include "engine/tools/tilec/CommandLine.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <variant>
 
 namespace tb::tilec {
 
@@ -179,9 +183,9 @@ bool prepare(const Options& o, const std::vector<std::pair<std::string, std::str
         return false;
     }
     if (o.file.size() < 3 || o.file.substr(o.file.size() - 3) != ".cu") {
-        p.error =
-            "tile programs need the engine's GPU run path (engine/run), which this build does not have yet; "
-            "bench/profile/sweep take hand-written .cu files with // tilebench-* directives for now";
+        p.error = "'" + o.file +
+                  "' is not a .cu file: sweep takes hand-written .cu files with // tilebench-* directives "
+                  "(bench and profile also take .py tile programs)";
         return false;
     }
     DiagnosticEngine diags;
@@ -238,58 +242,59 @@ std::string subjectText(const Options& o, const CudaBenchSpec& spec) {
     return o.file + (params.empty() ? "" : " " + params);
 }
 
-int benchOrProfile(const Options& o) {
-    std::string device;
-    auto client = startRunner(o, device);
-    if (!client)
-        return ExitRuntimeError;
-    std::string arch = deviceArch(device);
-    Prepared p;
-    if (!prepare(o, o.params, arch, p)) {
-        std::fprintf(stderr, "tilec: error: %s\n", p.error.c_str());
-        return p.error.rfind("compilation", 0) == 0 ? ExitCompileError : ExitRuntimeError;
-    }
-    if (std::string e = setUp(*client, p, arch); !e.empty()) {
-        std::fprintf(stderr, "tilec: error: %s\n", e.c_str());
-        return ExitRuntimeError;
-    }
-    ProfileReport report;
-    report.subject = subjectText(o, p.spec);
-    report.kernel = p.spec.kernel;
+// One kernel to time and report, however it was compiled (a .cu file or a tile program).
+struct BenchTarget {
+    std::string subject, kernel;
+    std::string moduleId = "k";
+    std::string launchFields; // empty: repeat the module's last launch
+    int registers = -1, sharedBytes = -1;
+    WorkCounts work;
+    int gemmM = 0, gemmN = 0, gemmK = 0;
+    std::string noGemmNote; // why --vs cublas has no shape
+    std::string historyFile;
+    std::vector<std::pair<std::string, std::string>> params; // the history key's parameters
+    const std::vector<char>* cubin = nullptr;
+};
+
+// Times one loaded kernel, adds the peers and (profile) counters, records bench history and prints the
+// report. `ceilings` is measured once by the caller. Returns whether the timing worked.
+bool reportKernel(const Options& o, gpu::RunnerClient& client, const std::string& device,
+                  const std::string& arch, const Ceilings& ceilings, const BenchTarget& t,
+                  ProfileReport& report) {
+    report.subject = t.subject;
+    report.kernel = t.kernel;
     report.device = device;
-    report.registers = p.compiled.registers;
-    report.sharedBytes = p.compiled.sharedBytes;
+    report.registers = t.registers;
+    report.sharedBytes = t.sharedBytes;
     report.warmup = o.warmup;
-    report.work = {p.spec.flops, p.spec.bytes};
-    std::string error;
-    if (!o.noCeilings && !measureCeilings(*client, report.ceilings, error))
-        std::fprintf(stderr, "tilec: warning: ceilings not measured: %s\n", error.c_str());
-    report.timing = timeKernel(*client, "k", "", timingRequest(o));
+    report.work = t.work;
+    report.ceilings = ceilings;
+    report.timing = timeKernel(client, t.moduleId, t.launchFields, timingRequest(o));
     finishReport(report);
 
+    std::string error;
     if (o.vs == "cublas") {
         PeerComparison peer;
-        peer.name = "cuBLAS fp16 GEMM " + std::to_string(p.spec.gemmM) + "x" + std::to_string(p.spec.gemmN) +
-                    "x" + std::to_string(p.spec.gemmK);
-        if (!p.spec.gemmM) {
-            peer.note = "the file has no '// tilebench-gemm: m= n= k=' directive";
+        peer.name = "cuBLAS fp16 GEMM " + std::to_string(t.gemmM) + "x" + std::to_string(t.gemmN) + "x" +
+                    std::to_string(t.gemmK);
+        if (!t.gemmM) {
+            peer.note = t.noGemmNote;
         } else {
-            TimingOutcome t =
-                timeCublasGemm(*client, p.spec.gemmM, p.spec.gemmN, p.spec.gemmK, timingRequest(o));
-            if (!t.ok) {
-                peer.note = t.error;
+            TimingOutcome c = timeCublasGemm(client, t.gemmM, t.gemmN, t.gemmK, timingRequest(o));
+            if (!c.ok) {
+                peer.note = c.error;
             } else {
-                peer.peerMedianMs = t.summary.medianMs;
+                peer.peerMedianMs = c.summary.medianMs;
                 peer.ratio = report.timing.summary.medianMs > 0
-                                 ? t.summary.medianMs / report.timing.summary.medianMs
+                                 ? c.summary.medianMs / report.timing.summary.medianMs
                                  : 0;
-                peer.name += " (" + t.clock + (t.library.empty() ? "" : ", " + t.library) + ")";
+                peer.name += " (" + c.clock + (c.library.empty() ? "" : ", " + c.library) + ")";
             }
         }
         report.peers.push_back(peer);
     }
     std::string historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
-    std::string key = historyKey(o.file, p.spec.params, arch);
+    std::string key = historyKey(t.historyFile, t.params, arch);
     BenchHistory history;
     bool historyOk = !historyPath.empty() && history.load(historyPath, error);
     if (!historyPath.empty() && !historyOk)
@@ -314,12 +319,12 @@ int benchOrProfile(const Options& o) {
     }
     if (o.command == "profile") {
         report.countersRequested = true;
-        report.counters = collectMetrics(*client, "k", "");
+        report.counters = collectMetrics(client, t.moduleId, t.launchFields);
         report.sassRequested = true;
-        report.sass = collectSass(*client, "k", "");
+        report.sass = collectSass(client, t.moduleId, t.launchFields);
         CubinLineTable lines;
-        if (!readCubinLineTable(p.compiled.cubin, lines, error)) {
-            report.lineInfoNote = error;
+        if (!t.cubin || !readCubinLineTable(*t.cubin, lines, error)) {
+            report.lineInfoNote = t.cubin ? error : "no cubin";
         } else {
             attributeSassRecords(report.sass.records, lines, {});
             report.cudaLines = totalsByCudaLine(report.sass.records);
@@ -328,8 +333,8 @@ int benchOrProfile(const Options& o) {
     if (o.command == "bench" && report.timing.ok && historyOk) {
         BenchRecord r;
         r.key = key;
-        r.file = o.file;
-        r.params = paramsText(p.spec.params);
+        r.file = t.historyFile;
+        r.params = paramsText(t.params);
         r.device = device;
         r.timestamp = utcTimestamp();
         r.clock = report.timing.clock;
@@ -343,8 +348,211 @@ int benchOrProfile(const Options& o) {
         if (!history.save(historyPath, error))
             std::fprintf(stderr, "tilec: warning: %s\n", error.c_str());
     }
+    return report.timing.ok;
+}
+
+Ceilings sessionCeilings(const Options& o, gpu::RunnerClient& client) {
+    Ceilings ceilings;
+    std::string error;
+    if (!o.noCeilings && !measureCeilings(client, ceilings, error))
+        std::fprintf(stderr, "tilec: warning: ceilings not measured: %s\n", error.c_str());
+    return ceilings;
+}
+
+bool isTileProgram(const std::string& file) {
+    return file.size() >= 3 && file.substr(file.size() - 3) == ".py";
+}
+
+int benchOrProfile(const Options& o) {
+    std::string device;
+    auto client = startRunner(o, device);
+    if (!client)
+        return ExitRuntimeError;
+    std::string arch = deviceArch(device);
+    Prepared p;
+    if (!prepare(o, o.params, arch, p)) {
+        std::fprintf(stderr, "tilec: error: %s\n", p.error.c_str());
+        return p.error.rfind("compilation", 0) == 0 ? ExitCompileError : ExitRuntimeError;
+    }
+    if (std::string e = setUp(*client, p, arch); !e.empty()) {
+        std::fprintf(stderr, "tilec: error: %s\n", e.c_str());
+        return ExitRuntimeError;
+    }
+    BenchTarget t;
+    t.subject = subjectText(o, p.spec);
+    t.kernel = p.spec.kernel;
+    t.registers = p.compiled.registers;
+    t.sharedBytes = p.compiled.sharedBytes;
+    t.work = {p.spec.flops, p.spec.bytes};
+    t.gemmM = p.spec.gemmM;
+    t.gemmN = p.spec.gemmN;
+    t.gemmK = p.spec.gemmK;
+    t.noGemmNote = "the file has no '// tilebench-gemm: m= n= k=' directive";
+    t.historyFile = o.file;
+    t.params = p.spec.params;
+    t.cubin = &p.compiled.cubin;
+    ProfileReport report;
+    bool ok = reportKernel(o, *client, device, arch, sessionCeilings(o, *client), t, report);
     std::printf("%s", o.json ? (formatReportJson(report) + "\n").c_str() : formatReportText(report).c_str());
-    return report.timing.ok ? ExitOk : ExitRuntimeError;
+    return ok ? ExitOk : ExitRuntimeError;
+}
+
+// An integer jit parameter of the specialization, 0 when absent or not an integer.
+int64_t intParam(const ir::Module& module, const std::string& name) {
+    for (const ir::SpecializationParam& sp : module.specialization)
+        if (sp.name == name && std::holds_alternative<int64_t>(sp.value))
+            return std::get<int64_t>(sp.value);
+    return 0;
+}
+
+// Parameters of a correctness check small enough for the CPU executor to finish in seconds.
+constexpr int64_t kCheckMaxBytes = int64_t(4) << 20;
+constexpr double kCheckMaxFlops = double(int64_t(1) << 28); // 2 * 512^3
+
+// tilec bench/profile on a tile program: compile with the -p overrides, plan for the portable path,
+// generate CUDA, compile, load every kernel in the runner with device-filled inputs and time each one.
+int benchTileProgram(const Options& o) {
+    std::string text;
+    if (!readTextFile(o.file, text)) {
+        std::fprintf(stderr, "tilec: error: cannot read '%s'\n", o.file.c_str());
+        return ExitRuntimeError;
+    }
+    CompileOptions co;
+    co.elaborate.overrides = o.params;
+    std::unique_ptr<CompileResult> result = compileTileProgram(o.file, text, co);
+    if (!result->ok() || !result->plan || result->module->funcs.empty()) {
+        std::fprintf(stderr, "%s", result->formattedDiagnostics().c_str());
+        std::fprintf(stderr, "tilec: error: %s did not compile\n", o.file.c_str());
+        return ExitCompileError;
+    }
+    const ir::Module& module = *result->module;
+    std::string device;
+    auto client = startRunner(o, device);
+    if (!client)
+        return ExitRuntimeError;
+    std::string arch = deviceArch(device);
+    run::GpuLaunchOptions lo;
+    lo.arch = arch;
+    lo.prefix = "bench_";
+    run::GpuLaunchSetup setup = run::setUpForLaunches(*result, *result->plan, *client, lo);
+    std::string diags = formatDiagnostics(result->sources, setup.diagnostics);
+    if (!diags.empty())
+        std::fprintf(stderr, "%s", diags.c_str());
+    if (!setup.ok) {
+        std::fprintf(stderr, "tilec: error: %s failed: %s\n", run::gpuRunStageName(setup.stage),
+                     setup.message.c_str());
+        return setup.stage == run::GpuRunStage::Compile || setup.stage == run::GpuRunStage::Codegen ||
+                       setup.stage == run::GpuRunStage::Plan
+                   ? ExitCompileError
+                   : ExitRuntimeError;
+    }
+
+    // Work: 2*M*N*K when the program has a T.gemm and integer jit parameters M, N, K; bytes of every
+    // tensor parameter (each read or written once: the DRAM traffic floor).
+    bool hasGemm = false;
+    for (const auto& k : result->plan->kernels)
+        hasGemm = hasGemm || !k.gemms.empty();
+    int64_t m = intParam(module, "M"), n = intParam(module, "N"), k = intParam(module, "K");
+    bool gemmShape = hasGemm && m > 0 && n > 0 && k > 0 && m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX;
+    WorkCounts work;
+    work.flops = gemmShape ? 2.0 * double(m) * double(n) * double(k) : 0;
+    int64_t totalBytes = 0;
+    for (int64_t b : setup.paramBytes)
+        totalBytes += b;
+    work.bytes = double(totalBytes);
+
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const ir::SpecializationParam& sp : module.specialization)
+        params.emplace_back(sp.name, sp.text);
+    std::sort(params.begin(), params.end());
+    std::string subject = o.file + (params.empty() ? "" : " " + paramsText(params));
+
+    // Correctness: once, against the CPU executor, when that finishes quickly.
+    std::string check;
+    bool wrong = false, checkFailed = false;
+    if (o.fake) {
+        check = "not checked (simulated runner)";
+    } else if (totalBytes > kCheckMaxBytes || work.flops > kCheckMaxFlops) {
+        check =
+            "not checked (" + std::to_string(totalBytes >> 10) +
+            " KiB of parameters is too much for the CPU executor; tilec run --gpu checks smaller -p values)";
+    } else {
+        run::GpuRunOptions ro;
+        ro.client = client.get();
+        ro.arch = arch;
+        run::GpuRunResult r = run::runOnGpu(*result, *result->plan, ro);
+        if (!r.ran) {
+            check = "not checked (the check run failed at " + std::string(run::gpuRunStageName(r.stage)) +
+                    ": " + r.message + ")";
+            checkFailed = true;
+        } else {
+            double maxAbs = 0;
+            for (const run::GpuOutputCheck& c : r.outputs)
+                maxAbs = std::max(maxAbs, c.comparison.maxAbsError);
+            char buffer[96];
+            std::snprintf(buffer, sizeof buffer, " (max abs err %.3g)", maxAbs);
+            check = std::string(r.matches ? "correct against the CPU reference executor"
+                                          : "WRONG RESULTS against the CPU reference executor") +
+                    buffer;
+            wrong = !r.matches;
+        }
+    }
+
+    Ceilings ceilings = sessionCeilings(o, *client);
+    bool single = setup.kernels.size() == 1;
+    bool ok = true;
+    double totalMs = 0;
+    std::vector<std::string> reports; // JSON documents, one per kernel
+    for (size_t i = 0; i < setup.kernels.size(); ++i) {
+        const run::GpuKernelReport& kr = setup.kernels[i];
+        BenchTarget t;
+        t.subject = subject;
+        t.kernel = kr.name;
+        t.moduleId = setup.moduleIds[i];
+        t.launchFields = setup.launchFields[i];
+        t.registers = kr.registers;
+        t.sharedBytes = int(kr.dynamicSharedBytes);
+        if (single)
+            t.work = work;
+        if (single && gemmShape) {
+            t.gemmM = int(m);
+            t.gemmN = int(n);
+            t.gemmK = int(k);
+        }
+        t.noGemmNote = !hasGemm  ? "the program has no T.gemm"
+                       : !single ? "the program has " + std::to_string(setup.kernels.size()) +
+                                       " kernels; compare their total by hand"
+                                 : "the program has no integer jit parameters M, N and K";
+        t.historyFile = single ? o.file : o.file + "#" + kr.name;
+        t.params = params;
+        t.cubin = &setup.cubins[i];
+        ProfileReport report;
+        ok = reportKernel(o, *client, device, arch, ceilings, t, report) && ok;
+        totalMs += report.timing.summary.medianMs;
+        if (o.json)
+            reports.push_back(formatReportJson(report));
+        else
+            std::printf("%s", formatReportText(report).c_str());
+    }
+    if (o.json) {
+        JsonWriter w;
+        w.beginObject().field("file", o.file).field("correctness", check).field("totalMedianMs", totalMs);
+        w.key("reports").beginArray();
+        for (const std::string& r : reports)
+            w.raw(r);
+        w.endArray().endObject();
+        std::printf("%s\n", w.str().c_str());
+    } else {
+        if (!single)
+            std::printf("all %zu kernels: %s (sum of medians)\n", setup.kernels.size(),
+                        formatDuration(totalMs).c_str());
+        std::printf("correctness: %s\n", check.c_str());
+    }
+    for (const std::string& id : setup.moduleIds)
+        client->request("unload " + id);
+    for (const std::string& b : setup.bufferNames)
+        client->request("free " + b);
+    return !ok || checkFailed ? ExitRuntimeError : wrong ? ExitWrongResult : ExitOk;
 }
 
 int sweep(const Options& o) {
@@ -446,12 +654,15 @@ std::string profileUsageText() {
        tilec sweep FILE -p NAME=VALUES... [options]
 
 Runs a kernel on the GPU through tilebench-runner. FILE is a .cu file with // tilebench-* directives
-(docs/profiling.md). bench times it (CUPTI kernel records) and derives TFLOP/s and GB/s against the
+(docs/profiling.md) or, for bench and profile, a .py tile program: compiled with the -p jit parameter
+overrides for the portable CUDA path, inputs filled on the device, each kernel timed, and checked once
+against the CPU executor when the problem is small. bench times it (CUPTI kernel records) and derives TFLOP/s and GB/s against the
 measured ceilings; profile adds Range Profiler counters and per-line SASS shared-memory wavefronts;
 sweep times every combination of -p NAME=1..4 / NAME=64,128 values.
 
 options:
-  --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape and print the ratio
+  --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape (tile programs: the jit
+                   parameters M, N, K) and print the ratio
   --vs previous    compare with the last bench of the same file and parameters (bench history)
   --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
   --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI
@@ -470,6 +681,8 @@ int runProfileCommand(int argc, char** argv) {
     }
     if (o.command == "sweep")
         return sweep(o);
+    if ((o.command == "bench" || o.command == "profile") && isTileProgram(o.file))
+        return benchTileProgram(o);
     if (o.command == "bench" || o.command == "profile")
         return benchOrProfile(o);
     std::fprintf(stderr, "tilec: error: unknown command '%s'\n", o.command.c_str());

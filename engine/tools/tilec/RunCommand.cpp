@@ -1,13 +1,13 @@
 #include "engine/tools/tilec/RunCommand.h"
 
+#include "engine/exec/Executor.h"
+#include "engine/reference/Reference.h"
+#include "engine/support/Json.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-
-#include "engine/exec/Executor.h"
-#include "engine/reference/Reference.h"
-#include "engine/support/Json.h"
 
 namespace tb::tilec {
 
@@ -75,7 +75,8 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
         if (directive)
             std::printf("unknown reference '%s'; outputs:\n", directive->c_str());
         else
-            std::printf("no naive reference for this program (add '# tilebench-reference: NAME'); outputs:\n");
+            std::printf(
+                "no naive reference for this program (add '# tilebench-reference: NAME'); outputs:\n");
         for (const ir::Buffer* b : func.params)
             if (b->isOutput)
                 printOutputSummary(params[b->paramIndex]);
@@ -91,7 +92,11 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
     }
     bool allOk = true;
     JsonWriter json;
-    json.beginObject().field("reference", reference->name).field("seconds", seconds).key("outputs").beginArray();
+    json.beginObject()
+        .field("reference", reference->name)
+        .field("seconds", seconds)
+        .key("outputs")
+        .beginArray();
     for (const auto& [index, want] : expected) {
         const HostTensor& got = params.at(index);
         ComparisonResult cmp = compareTensors(got, want, reference->atol, reference->rtol);
@@ -101,9 +106,9 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
         json.field("mismatches", cmp.mismatches).endObject();
         if (cl.json)
             continue;
-        std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g)\n", got.name.c_str(),
-                    cmp.ok() ? "ok      " : "MISMATCH", cmp.maxAbsError, cmp.maxRelError, reference->atol,
-                    reference->rtol);
+        std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g)\n",
+                    got.name.c_str(), cmp.ok() ? "ok      " : "MISMATCH", cmp.maxAbsError, cmp.maxRelError,
+                    reference->atol, reference->rtol);
         if (cmp.shapeMismatch)
             std::printf("    shape differs from the reference's\n");
         else if (!cmp.ok())
@@ -115,7 +120,8 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
     if (cl.json)
         std::printf("%s\n", json.str().c_str());
     else
-        std::printf("%s against reference '%s'\n", allOk ? "correct" : "WRONG RESULTS", reference->name.c_str());
+        std::printf("%s against reference '%s'\n", allOk ? "correct" : "WRONG RESULTS",
+                    reference->name.c_str());
     return allOk ? ExitOk : ExitWrongResult;
 }
 

@@ -1,10 +1,5 @@
 // tilec: the headless command line over TileBench's engine. The GPU machine, CI and scripts use it; every
 // subcommand compiles through the same pipeline as the app.
-#include <cstdio>
-#include <iostream>
-#include <iterator>
-#include <string_view>
-
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/frontend/Ast.h"
 #include "engine/ir/IrJson.h"
@@ -18,6 +13,11 @@
 #include "engine/tools/tilec/LayoutCommands.h"
 #include "engine/tools/tilec/ProfileCommands.h"
 #include "engine/tools/tilec/RunCommand.h"
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string_view>
 
 namespace tb::tilec {
 
@@ -84,7 +84,8 @@ int runCompileCommand(const CommandLine& cl) {
     options.elaborate.entry = cl.entry;
     auto target = parseTarget(cl.arch);
     if (!target) {
-        std::fprintf(stderr, "tilec: error: unknown architecture '%s' (known: sm_80, sm_90a)\n", cl.arch.c_str());
+        std::fprintf(stderr, "tilec: error: unknown architecture '%s' (known: sm_80, sm_90a)\n",
+                     cl.arch.c_str());
         return ExitUsage;
     }
     options.target = *target;
@@ -129,7 +130,8 @@ int runCompileCommand(const CommandLine& cl) {
             std::printf("%s\n", w.str().c_str());
         } else {
             for (const auto& p : module.specialization)
-                std::printf("%-16s = %-24s (%s)\n", p.name.c_str(), p.text.c_str(), ir::paramOriginName(p.origin));
+                std::printf("%-16s = %-24s (%s)\n", p.name.c_str(), p.text.c_str(),
+                            ir::paramOriginName(p.origin));
         }
         return ExitOk;
     }
@@ -206,4 +208,6 @@ int main(int argc, char** argv) {
 
 } // namespace tb::tilec
 
-int main(int argc, char** argv) { return tb::tilec::main(argc, argv); }
+int main(int argc, char** argv) {
+    return tb::tilec::main(argc, argv);
+}

@@ -6,14 +6,13 @@
 //   x = foo  # expected-error {{unknown-name}} col=5    this line
 //   # expected-error@-2 {{code}}             two lines up
 // Options for the whole file: "# pipeline-params: NAME=VALUE ..." and "# pipeline-arch: sm_80".
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <regex>
-#include <sstream>
-
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/pipeline/Pipeline.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
 
 namespace tb {
 namespace {
@@ -72,7 +71,8 @@ CaseFile loadCase(const std::string& path) {
 
 std::vector<std::string> casePaths() {
     std::vector<std::string> paths;
-    for (const auto& entry : fs::directory_iterator(std::string(TILEBENCH_TESTS_DIR) + "/engine/diagnostics/cases"))
+    for (const auto& entry :
+         fs::directory_iterator(std::string(TILEBENCH_TESTS_DIR) + "/engine/diagnostics/cases"))
         if (entry.path().extension() == ".py")
             paths.push_back(entry.path().string());
     std::sort(paths.begin(), paths.end());
@@ -93,7 +93,8 @@ TEST_P(DiagnosticsCorpus, ReportsExactlyTheExpectedErrors) {
         LineCol lc = file.lineCol(d.range.begin);
         bool found = false;
         for (Expectation& e : c.expectations) {
-            if (!e.matched && e.line == lc.line && e.code == d.code && (e.column == 0 || e.column == lc.column)) {
+            if (!e.matched && e.line == lc.line && e.code == d.code &&
+                (e.column == 0 || e.column == lc.column)) {
                 e.matched = found = true;
                 break;
             }
@@ -104,8 +105,8 @@ TEST_P(DiagnosticsCorpus, ReportsExactlyTheExpectedErrors) {
     std::string missing;
     for (const Expectation& e : c.expectations)
         if (!e.matched)
-            missing += "  line " + std::to_string(e.line) + (e.column ? " col " + std::to_string(e.column) : "") +
-                       ": {{" + e.code + "}}\n";
+            missing += "  line " + std::to_string(e.line) +
+                       (e.column ? " col " + std::to_string(e.column) : "") + ": {{" + e.code + "}}\n";
     EXPECT_TRUE(missing.empty()) << c.path << ": expected diagnostics not reported:\n"
                                  << missing << "all diagnostics:\n"
                                  << result->formattedDiagnostics();
@@ -129,7 +130,9 @@ std::string caseName(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, DiagnosticsCorpus, ::testing::ValuesIn(casePaths()), caseName);
 
-TEST(DiagnosticsCorpusSize, HasAtLeastFortyCases) { EXPECT_GE(casePaths().size(), 40u); }
+TEST(DiagnosticsCorpusSize, HasAtLeastFortyCases) {
+    EXPECT_GE(casePaths().size(), 40u);
+}
 
 } // namespace
 } // namespace tb

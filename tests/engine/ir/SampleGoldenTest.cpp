@@ -1,15 +1,14 @@
 // Golden tests of the printed Tile IR of every sample at its default parameters. The printer is
 // deterministic, so any difference is a change in what the frontend builds: review it, then regenerate
 // with TILEBENCH_UPDATE_GOLDENS=1.
-#include <gtest/gtest.h>
+#include "engine/catalog/SampleCatalog.h"
+#include "engine/ir/Printer.h"
+#include "engine/pipeline/Pipeline.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include "engine/catalog/SampleCatalog.h"
-#include "engine/ir/Printer.h"
-#include "engine/pipeline/Pipeline.h"
+#include <gtest/gtest.h>
 
 namespace tb {
 namespace {
@@ -17,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string goldenPath(const SampleInfo& sample) {
-    return std::string(TILEBENCH_TESTS_DIR) + "/engine/ir/golden/" + fs::path(sample.fileName).stem().string() +
-           ".ir";
+    return std::string(TILEBENCH_TESTS_DIR) + "/engine/ir/golden/" +
+           fs::path(sample.fileName).stem().string() + ".ir";
 }
 
 class SampleIrGolden : public ::testing::TestWithParam<SampleInfo> {};
@@ -40,12 +39,14 @@ TEST_P(SampleIrGolden, PrintedIrMatchesGolden) {
         GTEST_SKIP() << "rewrote " << path;
     }
     std::string golden;
-    ASSERT_TRUE(readTextFile(path, golden)) << "missing golden " << path
-                                            << " (run with TILEBENCH_UPDATE_GOLDENS=1 to create it)";
+    ASSERT_TRUE(readTextFile(path, golden))
+        << "missing golden " << path << " (run with TILEBENCH_UPDATE_GOLDENS=1 to create it)";
     EXPECT_EQ(printed, golden) << "the printed IR of " << sample.fileName << " changed";
 }
 
-std::string sampleName(const ::testing::TestParamInfo<SampleInfo>& info) { return info.param.name; }
+std::string sampleName(const ::testing::TestParamInfo<SampleInfo>& info) {
+    return info.param.name;
+}
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleIrGolden, ::testing::ValuesIn(listSamples()), sampleName);
 

@@ -103,6 +103,53 @@ TEST(ProfileCli, SweepTableAndProgress) {
     EXPECT_NE(r.output.find(" 8320 "), std::string::npos) << r.output;
 }
 
+// A tile program: compiled with the -p overrides, generated, NVRTC-compiled, loaded and timed per kernel;
+// FLOPs and the cuBLAS shape come from the jit parameters M, N, K.
+TEST(ProfileCli, BenchTileProgramOnTheFakeRunner) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/02_gemm_relu.py";
+    test::CommandResult r =
+        test::runCommand(tilec("bench " + sample + " --fake --vs cublas --history /dev/null/x"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("matmul_relu_kernel"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("M=512"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("time: median"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("SIMULATED"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("compute: "), std::string::npos) << r.output; // 2*512^3 FLOPs were counted
+    EXPECT_NE(r.output.find("memory:  "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("vs cuBLAS fp16 GEMM 512x512x512 (simulated"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("correctness: not checked (simulated runner)"), std::string::npos) << r.output;
+
+    // -p overrides reach the compile: another shape, another cuBLAS peer.
+    test::CommandResult small = test::runCommand(tilec(
+        "bench " + sample + " -p M=256 -p K=128 --fake --vs cublas --no-ceilings --history /dev/null/x"));
+    EXPECT_EQ(small.exitCode, 0) << small.output;
+    EXPECT_NE(small.output.find("M=256"), std::string::npos) << small.output;
+    EXPECT_NE(small.output.find("vs cuBLAS fp16 GEMM 256x512x128"), std::string::npos) << small.output;
+
+    // JSON: one report per kernel under "reports".
+    test::CommandResult json =
+        test::runCommand(tilec("bench " + sample + " --fake --json --no-ceilings --history /dev/null/x"));
+    EXPECT_EQ(json.exitCode, 0) << json.output;
+    EXPECT_NE(json.output.find("\"reports\""), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find("\"correctness\": \"not checked (simulated runner)\""), std::string::npos)
+        << json.output;
+}
+
+TEST(ProfileCli, TileProgramErrors) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/02_gemm_relu.py";
+    // A block size that does not fit shared memory is a compile error, reported before any runner work.
+    test::CommandResult bad = test::runCommand(
+        tilec("bench " + sample + " -p block_K=4096 --fake --no-ceilings --history /dev/null/x"));
+    EXPECT_EQ(bad.exitCode, 1) << bad.output;
+    EXPECT_NE(bad.output.find("did not compile"), std::string::npos) << bad.output;
+    // sweep still takes only .cu files, and says so.
+    test::CommandResult sweep =
+        test::runCommand(tilec("sweep " + sample + " -p M=128,256 --fake --no-ceilings"));
+    EXPECT_NE(sweep.output.find("is not a .cu file"), std::string::npos) << sweep.output;
+}
+
 TEST(ProfileCli, UsageErrors) {
     EXPECT_EQ(test::runCommand(tilec("bench")).exitCode, 2);
     EXPECT_EQ(test::runCommand(tilec("bench x.cu --vs nobody")).exitCode, 2);
