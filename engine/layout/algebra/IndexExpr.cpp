@@ -545,22 +545,30 @@ bool CompiledIndexExpr::evaluateColumns(const std::vector<std::vector<int64_t>>&
         bool ok = true;
         // The operation is chosen once per column, so each loop below is a tight, inlinable kernel.
         auto apply = [&](auto&& fn) {
-            for (size_t n = 0; n < count && ok; ++n)
-                dst[n] = fn(xa ? xa[n] : av, xb ? xb[n] : bv);
+            // Four shapes (column or scalar on each side), so the inner loop has no branches on them.
+            if (xa && xb)
+                for (size_t n = 0; n < count; ++n)
+                    dst[n] = fn(xa[n], xb[n]);
+            else if (xa)
+                for (size_t n = 0; n < count; ++n)
+                    dst[n] = fn(xa[n], bv);
+            else if (xb)
+                for (size_t n = 0; n < count; ++n)
+                    dst[n] = fn(av, xb[n]);
         };
         switch (op.kind) {
         case IndexExprKind::Add:
             apply([&](int64_t x, int64_t y) {
-                std::optional<int64_t> r = checkedAdd(x, y);
-                ok = ok && r.has_value();
-                return r.value_or(0);
+                int64_t r;
+                ok &= !__builtin_add_overflow(x, y, &r);
+                return r;
             });
             break;
         case IndexExprKind::Mul:
             apply([&](int64_t x, int64_t y) {
-                std::optional<int64_t> r = checkedMul(x, y);
-                ok = ok && r.has_value();
-                return r.value_or(0);
+                int64_t r;
+                ok &= !__builtin_mul_overflow(x, y, &r);
+                return r;
             });
             break;
         case IndexExprKind::FloorDiv:
