@@ -59,6 +59,8 @@ public:
         return !m_stopped;
     }
 
+    bool stopped() const { return m_stopped; }
+
 private:
     CompileResult& m_result;
     const CompileOptions& m_options;
@@ -98,7 +100,7 @@ std::unique_ptr<CompileResult> compileTileProgram(std::string fileName, std::str
     auto layoutPass = [&](const char* name, auto&& pass) {
         passes.run(name, [&] { pass(*r.module, *r.plan, context, r.diagnostics); });
     };
-    if (r.module && !r.diagnostics.hasErrors()) {
+    if (r.module && !passes.stopped()) {
         r.plan = std::make_unique<layout::LayoutPlan>();
         passes::initKernelPlans(*r.module, *r.plan, context);
     }
