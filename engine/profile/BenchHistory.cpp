@@ -1,8 +1,8 @@
 // The bench history file (see BenchHistory.h).
 #include "engine/profile/BenchHistory.h"
 
-#include "engine/profile/MiniJson.h"
 #include "engine/support/Json.h"
+#include "engine/support/JsonReader.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,9 @@
 // GPU execution of a tile program against the CPU oracle; see GpuRun.h.
 #include "engine/run/GpuRun.h"
 
-#include "engine/gpu/RunnerProtocol.h"
-
 #include "engine/exec/Executor.h"
 #include "engine/gpu/Nvrtc.h"
+#include "engine/gpu/RunnerProtocol.h"
 #include "engine/passes/LayoutPipeline.h"
 
 #include <chrono>
@@ -324,10 +323,14 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
                       "no GPU available: " +
                           (devices.ok() ? devices.field("reason", "no devices") : devices.message));
     out.arch = options.arch.empty() ? field(devices.dataLines.front(), "arch") : options.arch;
+    out.device = gpu::unescapeProtocolValue(field(devices.dataLines.front(), "name"));
     if (out.arch.empty())
         out.arch = "sm_80";
+    if (options.hostParams && options.hostParams->size() != func.params.size())
+        return finish(GpuRunStage::Upload, "one host tensor per parameter is needed");
 
-    // Parameters: sizes from the shapes, allocated (zeroed) and inputs filled on the device.
+    // Parameters: sizes from the shapes, allocated (zeroed), then uploaded from the host tensors when
+    // given, else inputs filled on the device.
     std::string args;
     for (const ir::Buffer* b : func.params) {
         int64_t count = 1;
@@ -347,7 +350,14 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         if (!a.ok())
             return finish(GpuRunStage::Upload, "alloc " + b->name + ": " + a.message);
         std::string dtype = runnerFillDtype(b->dtype);
-        if (!b->isOutput && !dtype.empty() && count > 0) {
+        if (options.hostParams) {
+            std::vector<char> host = tensorBytes((*options.hostParams)[out.bufferNames.size() - 1]);
+            if (!host.empty()) {
+                gpu::RunnerReply w = client.writeBuffer(name, host.data(), host.size());
+                if (!w.ok())
+                    return finish(GpuRunStage::Upload, "write " + b->name + ": " + w.message);
+            }
+        } else if (!b->isOutput && !dtype.empty() && count > 0) {
             gpu::RunnerReply f =
                 client.request("fill " + name + " " + dtype + " seed=" + std::to_string(options.seed));
             if (!f.ok())
@@ -412,15 +422,6 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
 
-    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
-    if (diags.hasErrors())
-        return finish(GpuRunStage::Plan, "the layout passes reported errors");
-    codegen::CudaKernelSource code = codegen::generateCuda(module, plan, plan.target, diags, &result.sources);
-    if (!code.ok || code.units.empty() || diags.hasErrors())
-        return finish(GpuRunStage::Codegen, "CUDA generation failed");
-    const codegen::GeneratedUnit& unit = code.units.front();
-    out.cudaSource = unit.source;
-
     // Inputs, exactly as the CPU executor gets them.
     std::map<std::string, int64_t> dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
@@ -443,16 +444,23 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     std::string startError;
     if (!client->isRunning() && !client->start(&startError))
         return finish(GpuRunStage::Runner, "cannot start tilebench-runner: " + startError);
-    gpu::RunnerReply devices = client->request("devices");
-    if (!devices.ok() || devices.dataLines.empty())
-        return finish(GpuRunStage::Runner,
-                      "no GPU available: " +
-                          (devices.ok() ? devices.field("reason", "no devices") : devices.message));
-    const std::string& dev = devices.dataLines.front();
-    out.arch = options.arch.empty() ? field(dev, "arch") : options.arch;
-    out.device = gpu::unescapeProtocolValue(field(dev, "name"));
-    if (out.arch.empty())
-        out.arch = "sm_80";
+
+    // Plan, generate, compile, load and upload: the same setup `tilec bench` times.
+    GpuLaunchOptions launchOptions;
+    launchOptions.seed = options.seed;
+    launchOptions.dims = dims;
+    launchOptions.arch = options.arch;
+    launchOptions.hostParams = &params;
+    GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
+    out.cudaSource = setup.cudaSource;
+    out.arch = setup.arch;
+    out.device = setup.device;
+    out.kernels = setup.kernels;
+    for (const Diagnostic& d : setup.diagnostics)
+        diags.report(d);
+    if (!setup.ok)
+        return finish(setup.stage, setup.message);
+    const std::vector<std::string>& names = setup.bufferNames;
 
     auto failedReply = [&](GpuRunStage stage, const gpu::RunnerReply& reply, const std::string& what) {
         out.fault = reply.status == gpu::RunnerStatus::Fault;
@@ -461,70 +469,12 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
         return finish(stage, what + ": " + reply.message);
     };
 
-    // Compile every kernel of the unit.
-    std::vector<gpu::CudaCompileResult> binaries;
-    for (const codegen::GeneratedKernel& k : unit.kernels) {
-        gpu::CudaCompileOptions co;
-        co.arch = out.arch;
-        gpu::CudaCompileResult cr = gpu::compileCuda(unit.source, k.name, co);
-        if (!cr.ok)
-            return finish(GpuRunStage::Compile, "NVRTC failed for " + k.name + ": " + cr.log);
-        GpuKernelReport report;
-        report.name = k.name;
-        report.registers = cr.registers;
-        report.spillStoreBytes = cr.spillStoreBytes;
-        report.spillLoadBytes = cr.spillLoadBytes;
-        report.dynamicSharedBytes = k.launch.dynamicSharedBytes;
-        for (int d = 0; d < 3; ++d) {
-            auto g = codegen::evaluateLaunchExpr(k.launch.grid[size_t(d)], dims);
-            if (!g || *g < 1)
-                return finish(GpuRunStage::Launch, "cannot evaluate the grid of " + k.name);
-            report.grid[d] = *g;
-            report.block[d] = k.launch.block[d];
-        }
-        out.kernels.push_back(report);
-        binaries.push_back(std::move(cr));
-    }
-
-    // Buffers.
-    std::vector<std::string> names;
-    for (size_t i = 0; i < params.size(); ++i) {
-        std::string name = "p" + std::to_string(i);
-        names.push_back(name);
-        std::vector<char> bytes = tensorBytes(params[i]);
-        size_t size = std::max<size_t>(bytes.size(), 16);
-        client->request("free " + name); // a reused runner may still hold it
-        gpu::RunnerReply a = client->request("alloc " + name + " " + std::to_string(size));
-        if (!a.ok())
-            return failedReply(GpuRunStage::Upload, a, "alloc " + params[i].name);
-        if (!bytes.empty()) {
-            gpu::RunnerReply w = client->writeBuffer(name, bytes.data(), bytes.size());
-            if (!w.ok())
-                return failedReply(GpuRunStage::Upload, w, "write " + params[i].name);
-        }
-    }
-
     // Launch in order.
-    std::string args;
-    for (const auto& n : names)
-        args += (args.empty() ? "buf:" : ",buf:") + n;
-    for (const ir::Var* v : func.dynamicDims)
-        args += std::string(args.empty() ? "" : ",") + (v->dtype == ir::DType::Int64 ? "i64:" : "i32:") +
-                std::to_string(dims[v->name]);
-    for (size_t k = 0; k < unit.kernels.size(); ++k) {
-        std::string id = "k" + std::to_string(k);
-        gpu::RunnerReply l = client->loadCubin(id, out.arch, unit.kernels[k].name, binaries[k].cubin);
-        if (!l.ok())
-            return failedReply(GpuRunStage::Launch, l, "load " + unit.kernels[k].name);
-        const GpuKernelReport& r = out.kernels[k];
-        std::string line = "launch " + id + " grid=" + std::to_string(r.grid[0]) + "," +
-                           std::to_string(r.grid[1]) + "," + std::to_string(r.grid[2]) +
-                           " block=" + std::to_string(r.block[0]) + "," + std::to_string(r.block[1]) + "," +
-                           std::to_string(r.block[2]) + " smem=" + std::to_string(r.dynamicSharedBytes) +
-                           (args.empty() ? "" : " args=" + args);
+    for (size_t k = 0; k < setup.moduleIds.size(); ++k) {
+        std::string line = "launch " + setup.moduleIds[k] + " " + setup.launchFields[k];
         gpu::RunnerReply lr = client->request(line, options.watchdog);
         if (!lr.ok())
-            return failedReply(GpuRunStage::Launch, lr, "kernel " + unit.kernels[k].name);
+            return failedReply(GpuRunStage::Launch, lr, "kernel " + setup.kernels[k].name);
         out.kernels[k].wallMs = std::atof(lr.field("wall_ms", "0").c_str());
     }
 

@@ -92,6 +92,9 @@ struct GpuLaunchOptions {
     std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256
     std::string arch;                    // empty: the device's native architecture
     std::string prefix;                  // module and buffer name prefix in the runner
+    // When given (one tensor per parameter, in order), every parameter is uploaded from it instead of
+    // being filled on the device: how `runOnGpu` gives the GPU exactly the CPU executor's inputs.
+    const std::vector<HostTensor>* hostParams = nullptr;
 };
 
 struct GpuLaunchSetup {
@@ -99,6 +102,7 @@ struct GpuLaunchSetup {
     GpuRunStage stage = GpuRunStage::Plan; // the stage that failed, Done when none
     std::string message;
     std::string arch;
+    std::string device;                   // the runner's first device, by name
     std::vector<GpuKernelReport> kernels; // wallMs stays 0: nothing ran
     std::vector<std::string> moduleIds;
     std::vector<std::string> launchFields; // "grid=.. block=.. smem=.. [args=..]" per kernel

@@ -1,7 +1,7 @@
 // Turns the measured-case JSON into WarpAccess values (see MeasuredCases.h).
 #include "MeasuredCases.h"
 
-#include "TestJson.h"
+#include "engine/support/JsonReader.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -12,17 +12,17 @@ namespace tb::banktest {
 
 namespace {
 
-using testjson::Value;
+using Value = JsonValue;
 
 std::optional<int> optionalInt(const Value& object, const char* key) {
-    const Value* value = object.find(key);
+    const Value* value = object.member(key);
     if (!value || value->kind != Value::Kind::Number)
         return std::nullopt;
     return static_cast<int>(std::lround(value->number));
 }
 
 std::string stringOf(const Value& object, const char* key) {
-    const Value* value = object.find(key);
+    const Value* value = object.member(key);
     return value && value->kind == Value::Kind::String ? value->text : std::string();
 }
 
@@ -53,10 +53,10 @@ bool toAccess(const Value& object, WarpAccess& access, std::string& error) {
     } else {
         access.widthBytes = width;
     }
-    const Value* trans = object.find("trans");
+    const Value* trans = object.member("trans");
     access.transposed = trans && trans->kind == Value::Kind::Bool && trans->boolean;
     access.activeMask = static_cast<uint32_t>(std::strtoul(stringOf(object, "mask").c_str(), nullptr, 16));
-    const Value* offsets = object.find("offsets");
+    const Value* offsets = object.member("offsets");
     if (!offsets || offsets->items.size() != 32) {
         error = "offsets must list 32 lanes";
         return false;
@@ -77,12 +77,12 @@ MeasuredData load() {
     std::stringstream buffer;
     buffer << in.rdbuf();
     std::string error;
-    std::optional<Value> root = testjson::parse(buffer.str(), error);
+    std::optional<Value> root = parseJson(buffer.str(), error);
     if (!root) {
         data.error = path + ": " + error;
         return data;
     }
-    const Value* cases = root->find("cases");
+    const Value* cases = root->member("cases");
     if (!cases || cases->kind != Value::Kind::Array) {
         data.error = path + ": no 'cases' array";
         return data;
@@ -104,12 +104,12 @@ MeasuredData load() {
         c.sassModelPrediction = optionalInt(object, "sass_model").value_or(-1);
         data.cases.push_back(std::move(c));
     }
-    if (const Value* timing = root->find("timing")) {
+    if (const Value* timing = root->member("timing")) {
         for (const Value& object : timing->items) {
             TimingRun run;
             run.kernel = stringOf(object, "kernel");
             run.caseName = stringOf(object, "case");
-            const Value* cycles = object.find("cycles_per_warp_inst_per_sm");
+            const Value* cycles = object.member("cycles_per_warp_inst_per_sm");
             run.cyclesPerWarpInstruction = cycles ? cycles->number : -1.0;
             data.timing.push_back(std::move(run));
         }

@@ -2,7 +2,7 @@
 #include "engine/profile/BenchHistory.h"
 
 #include "ProfileTestSupport.h"
-#include "engine/profile/MiniJson.h"
+#include "engine/support/JsonReader.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

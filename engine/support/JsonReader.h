@@ -1,6 +1,7 @@
-// A small JSON reader for the files this folder writes itself (the bench history). The engine's JsonWriter
-// only writes; this is the other half: objects, arrays, strings (with \uXXXX escapes), numbers, true,
-// false, null. Depth and size are bounded, so a damaged file is an error, never a crash or a hang.
+// The engine's JSON reader, the other half of JsonWriter (Json.h): it reads what TileBench writes (the bench
+// history) and the measurement files it is checked against (bank-rules-cases.json). Strict JSON: objects,
+// arrays, strings (with \uXXXX escapes), numbers, true, false, null. Depth and size are bounded, so a damaged
+// file is an error, never a crash or a hang.
 #pragma once
 
 #include <map>
@@ -10,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tb::profile {
+namespace tb {
 
 struct JsonValue {
     enum class Kind { Null, Bool, Number, String, Array, Object };
@@ -29,4 +30,4 @@ struct JsonValue {
 // nullopt with `error` ("line 3: expected ':'") when the text is not one JSON value.
 std::optional<JsonValue> parseJson(std::string_view text, std::string& error);
 
-} // namespace tb::profile
+} // namespace tb

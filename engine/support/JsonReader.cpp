@@ -1,9 +1,8 @@
-// The small JSON reader (see MiniJson.h).
-#include "engine/profile/MiniJson.h"
+#include "engine/support/JsonReader.h"
 
 #include <cstdlib>
 
-namespace tb::profile {
+namespace tb {
 
 const JsonValue* JsonValue::member(const std::string& name) const {
     auto it = members.find(name);
@@ -214,4 +213,4 @@ std::optional<JsonValue> parseJson(std::string_view text, std::string& error) {
     return Parser(text).document(error);
 }
 
-} // namespace tb::profile
+} // namespace tb
