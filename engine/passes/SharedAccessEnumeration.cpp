@@ -402,18 +402,11 @@ bool vectorFits(const layout::FragmentInverseTable& inverse, int vector, int64_t
 // widest of maxVector, maxVector/2, ... whose registers hold contiguous runs. replicaZeroOnly: replicas
 // other than 0 make no access (stores are guarded by rep == 0, reference §5.3 step 5).
 // Inverse tables are costly to build and the same few fragments are mapped by many accesses of a kernel:
-// keep them by canonical text for the duration of one analysis (one thread at a time).
+// one enumeration keeps them by canonical text.
 using InverseCache = std::map<std::string, layout::LayoutResult<layout::FragmentInverseTable>>;
 
-InverseCache& inverseCache() {
-    thread_local InverseCache cache;
-    return cache;
-}
-
-const layout::LayoutResult<layout::FragmentInverseTable>& cachedInverse(const Fragment& fragment) {
-    InverseCache& cache = inverseCache();
-    if (cache.size() > 256)
-        cache.clear();
+const layout::LayoutResult<layout::FragmentInverseTable>& cachedInverse(InverseCache& cache,
+                                                                        const Fragment& fragment) {
     std::string key = fragment.toString();
     auto it = cache.find(key);
     if (it == cache.end())
@@ -421,9 +414,9 @@ const layout::LayoutResult<layout::FragmentInverseTable>& cachedInverse(const Fr
     return it->second;
 }
 
-std::optional<ThreadTileMap> mapFromFragment(const Fragment& fragment, int vector, int maxVector,
-                                             bool replicaZeroOnly, std::string& failure) {
-    const layout::LayoutResult<layout::FragmentInverseTable>& inverse = cachedInverse(fragment);
+std::optional<ThreadTileMap> mapFromFragment(InverseCache& inverses, const Fragment& fragment, int vector,
+                                             int maxVector, bool replicaZeroOnly, std::string& failure) {
+    const layout::LayoutResult<layout::FragmentInverseTable>& inverse = cachedInverse(inverses, fragment);
     if (!inverse) {
         failure = inverse.error().message;
         return std::nullopt;
@@ -509,6 +502,7 @@ private:
     DiagnosticEngine& m_diagnostics;
     int64_t m_threads = 1;
     std::map<const ir::Buffer*, BufferAddressing> m_addressing;
+    InverseCache m_inverses; // fragment inverse tables of this kernel
 
     // ---- helpers ----
 
@@ -697,7 +691,7 @@ private:
             std::string failure;
             Fragment fragment = plan->threadMap;
             std::optional<ThreadTileMap> map =
-                mapFromFragment(fragment, std::max(1, plan->vectorWidth), 0, false, failure);
+                mapFromFragment(m_inverses, fragment, std::max(1, plan->vectorWidth), 0, false, failure);
             if (map) {
                 map->tileShape = tileShape;
                 return *map;
@@ -821,7 +815,8 @@ private:
         if (fragment && wholeFragment && dropUnitDims(fragment->inputShape()) == sharedMap.tileShape) {
             std::string failure;
             int vector = plan ? std::max(1, plan->vectorWidth) : 0;
-            map = mapFromFragment(*fragment, vector, std::max(1, 16 / a.elementBytes), isStore, failure);
+            map = mapFromFragment(m_inverses, *fragment, vector, std::max(1, 16 / a.elementBytes), isStore,
+                                  failure);
             if (map)
                 map->tileShape = sharedMap.tileShape;
             else
@@ -1248,8 +1243,8 @@ private:
             std::optional<ThreadTileMap> map;
             if (plan) {
                 std::string failure;
-                map = mapFromFragment(plan->loopLayout, std::max(1, plan->vectorWidth), 0, access.isStore,
-                                      failure);
+                map = mapFromFragment(m_inverses, plan->loopLayout, std::max(1, plan->vectorWidth), 0,
+                                      access.isStore, failure);
                 if (map && map->tileShape != extents)
                     map.reset();
                 if (!map)
@@ -1452,10 +1447,7 @@ private:
 
 void enumerateSharedAccesses(const layout::KernelPlan& kernel, const Target& target,
                              SharedAccessConsumer& consumer, DiagnosticEngine& diagnostics) {
-    // The inverse tables live for one kernel's enumeration only, so every analysis pays its own way.
-    inverseCache().clear();
     Enumerator(kernel, target, consumer, diagnostics).run();
-    inverseCache().clear();
 }
 
 } // namespace tb::passes
