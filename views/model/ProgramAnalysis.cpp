@@ -1,25 +1,12 @@
 // Runs the pipeline and keeps what the views need: the layout plan it computed, the printed IR and its links.
 #include "views/model/ProgramAnalysis.h"
 
-#include "engine/passes/BankAnalysis.h"
-#include "engine/passes/LayoutPipeline.h"
-
 #include <algorithm>
-#include <chrono>
 #include <tuple>
 
 namespace tb::views {
 
 namespace {
-
-// Once the pipeline fills CompileResult::plan, take it from there instead of planning again.
-template <typename R>
-std::unique_ptr<layout::LayoutPlan> takePipelinePlan(R& result) {
-    if constexpr (requires { result.plan; })
-        return std::move(result.plan);
-    else
-        return nullptr;
-}
 
 void maxStagesIn(const ir::StmtPtr& stmt, int64_t& stages, int depth) {
     if (!stmt || depth > 200 || stages > 0)
@@ -88,27 +75,20 @@ std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::strin
                                                 const CompileOptions& options, uint64_t generation) {
     auto analysis = std::make_shared<ProgramAnalysis>();
     analysis->generation = generation;
-    auto t0 = std::chrono::steady_clock::now();
     analysis->compile = compileTileProgram(std::move(fileName), std::move(text), options);
-    auto t1 = std::chrono::steady_clock::now();
-    analysis->compileMilliseconds = std::chrono::duration<double, std::milli>(t1 - t0).count();
     CompileResult& r = *analysis->compile;
+    // The pipeline's own timings: the front half (parse to checks), then the layout passes.
+    bool front = true;
+    for (const PassTiming& t : r.timings) {
+        (front ? analysis->compileMilliseconds : analysis->planMilliseconds) += t.milliseconds;
+        front = front && t.pass != "check";
+    }
     if (!r.module)
         return analysis;
     analysis->irLines = ir::printModuleLines(*r.module, &r.sources);
-    analysis->plan = takePipelinePlan(r);
-    // The layout passes assume a module that passed the checks; a program with errors keeps its
-    // diagnostics and shows no plan.
-    if (!analysis->plan && r.ok()) {
-        passes::PassContext context;
-        context.target = options.target;
-        context.sources = &r.sources;
-        analysis->plan =
-            std::make_unique<layout::LayoutPlan>(passes::planLayouts(*r.module, context, r.diagnostics));
-        passes::analyzeSharedAccesses(*r.module, *analysis->plan, options.target, r.diagnostics);
-    }
-    analysis->planMilliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    // The pipeline planned the layouts (a program with errors keeps its diagnostics and shows no plan).
+    if (r.ok())
+        analysis->plan = std::move(r.plan);
     return analysis;
 }
 

@@ -20,8 +20,8 @@ struct ProgramAnalysis {
     std::unique_ptr<CompileResult> compile;
     std::unique_ptr<layout::LayoutPlan> plan; // null when the program did not elaborate
     std::vector<ir::PrintedLine> irLines;
-    double compileMilliseconds = 0;
-    double planMilliseconds = 0;
+    double compileMilliseconds = 0; // parse to checks
+    double planMilliseconds = 0;    // the layout passes, bank analysis included
 
     bool ok() const { return compile && compile->ok(); }
     const SourceManager& sources() const { return compile->sources; }
