@@ -93,8 +93,52 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);
     m_sweep = views::buildStageSweep(kernel, analysis->numStages());
+    applyMeasurements();
     for (views::ImGuiCanvas* c : {m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
         c->update();
+}
+
+namespace {
+
+std::string programText(const AnalysisPtr& a) {
+    return a && a->compile ? a->sources().file(a->compile->file).text() : std::string();
+}
+
+std::string variantKey(const AnalysisPtr& a) {
+    std::string key = programText(a);
+    if (a && a->compile && a->compile->module)
+        for (const ir::SpecializationParam& p : a->compile->module->specialization)
+            key += "\n#param " + p.name + "=" + p.text;
+    return key;
+}
+
+} // namespace
+
+void CanvasPanels::setBankMeasurements(const AnalysisPtr& measuredOn,
+                                       std::vector<views::MeasuredLineTotals> lines, int64_t blocks,
+                                       std::string note) {
+    m_bankMeasured = {variantKey(measuredOn), std::move(lines), blocks, std::move(note)};
+    applyMeasurements();
+    m_bankCanvas->update();
+}
+
+void CanvasPanels::setSweepMeasurements(const AnalysisPtr& measuredOn,
+                                        std::vector<views::SweepMeasurement> points, std::string note) {
+    m_sweepMeasured = {programText(measuredOn), std::move(points), std::move(note)};
+    applyMeasurements();
+    m_sweepCanvas->update();
+}
+
+void CanvasPanels::applyMeasurements() {
+    if (!m_analysis)
+        return;
+    if (!m_bankMeasured.key.empty() && m_bankMeasured.key == variantKey(m_analysis))
+        views::setMeasuredWavefronts(m_bank, m_bankMeasured.lines, m_bankMeasured.blocks,
+                                     m_bankMeasured.note);
+    else
+        views::clearMeasuredWavefronts(m_bank);
+    if (!m_sweepMeasured.key.empty() && m_sweepMeasured.key == programText(m_analysis))
+        views::applySweepMeasurements(m_sweep, m_sweepMeasured.points, m_sweepMeasured.note);
 }
 
 void CanvasPanels::rebuildLayout() {

@@ -40,6 +40,13 @@ public:
     views::BankViewState& bankState() { return m_bankState; }
     // Rebuilds the layout model for the current layout state (after a test changes it).
     void rebuildLayout();
+    // Measurements from the Run panel, made on `measuredOn`. The bank columns stay while the program text
+    // and parameters are the same; the sweep points while the text is (opening a num_stages variant from
+    // the plot keeps them).
+    void setBankMeasurements(const AnalysisPtr& measuredOn, std::vector<views::MeasuredLineTotals> lines,
+                             int64_t blocks, std::string note);
+    void setSweepMeasurements(const AnalysisPtr& measuredOn, std::vector<views::SweepMeasurement> points,
+                              std::string note);
 
 signals:
     void lineClicked(int line);
@@ -70,6 +77,18 @@ private:
     views::ImGuiCanvas* m_warpCanvas;
     views::ImGuiCanvas* m_budgetCanvas;
     views::ImGuiCanvas* m_sweepCanvas;
+    void applyMeasurements();
+    struct BankMeasurements {
+        std::string key; // program text and specialization
+        std::vector<views::MeasuredLineTotals> lines;
+        int64_t blocks = 1;
+        std::string note;
+    } m_bankMeasured;
+    struct SweepMeasurements {
+        std::string key; // program text
+        std::vector<views::SweepMeasurement> points;
+        std::string note;
+    } m_sweepMeasured;
 };
 
 } // namespace tb::app

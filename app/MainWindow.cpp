@@ -164,42 +164,16 @@ void MainWindow::buildDocks() {
             linkIrLine(m_irView->textCursor().blockNumber());
     });
 
-    auto* run = new QWidget;
-    run->setObjectName("runPanel");
-    auto* runLayout = new QVBoxLayout(run);
-    m_gpuLabel = new QLabel;
-    m_gpuLabel->setWordWrap(true);
-    gpu::GpuAvailability gpus = gpu::probeGpus();
-    if (gpus.available && !gpus.devices.empty()) {
-        QString names;
-        for (const gpu::GpuDeviceInfo& d : gpus.devices)
-            names += QString("GPU %1: %2 (%3)\n")
-                         .arg(d.index)
-                         .arg(QString::fromStdString(d.name), QString::fromStdString(d.nativeArch()));
-        m_gpuLabel->setText(
-            names.trimmed() +
-            "\nRun checks on the CPU reference executor; GPU runs go through tilec and the runner.");
-    } else {
-        m_gpuLabel->setText("no GPU: CPU reference execution (" + QString::fromStdString(gpus.reason) + ")");
-    }
-    m_runButton = new QPushButton("Run on the CPU reference (Ctrl+R)");
-    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runProgram);
-    m_progress = new QProgressBar;
-    m_progress->setRange(0, 1);
-    m_progress->setValue(0);
-    m_runOutput = new QPlainTextEdit;
-    m_runOutput->setReadOnly(true);
-    m_history = new QListWidget;
-    runLayout->addWidget(m_gpuLabel);
-    runLayout->addWidget(m_runButton);
-    runLayout->addWidget(m_progress);
-    runLayout->addWidget(m_runOutput, 2);
-    runLayout->addWidget(new QLabel("history"));
-    runLayout->addWidget(m_history, 1);
+    m_runPanel = new RunPanel(m_canvases);
+    m_gpuLabel = m_runPanel->gpuLabel();
+    m_runOutput = m_runPanel->output();
+    m_history = m_runPanel->history();
+    connect(m_runPanel, &RunPanel::actionFinished, this,
+            [this](const QString& summary) { statusBar()->showMessage(summary, 8000); });
 
     QDockWidget* issues = addDock("Issues", "issuesDock", m_issues, Qt::BottomDockWidgetArea);
     QDockWidget* params = addDock("Parameters", "parametersDock", m_parameters, Qt::LeftDockWidgetArea);
-    QDockWidget* runDock = addDock("Run", "runDock", run, Qt::LeftDockWidgetArea);
+    QDockWidget* runDock = addDock("Run", "runDock", m_runPanel, Qt::LeftDockWidgetArea);
     QDockWidget* ir = addDock("Tile IR", "irDock", m_irView, Qt::BottomDockWidgetArea);
     tabifyDockWidget(issues, ir);
     issues->raise();
@@ -222,6 +196,20 @@ void MainWindow::buildDocks() {
     budget->raise();
     resizeDocks({layout}, {820}, Qt::Horizontal);
     resizeDocks({layout, budget}, {600, 300}, Qt::Vertical);
+
+    // Code views: generated CUDA, PTX, SASS and the IR after each pass, tabbed with the Tile IR.
+    m_codeViews = new CodeViews(m_editor->font(), this);
+    QDockWidget* cudaDock = addDock("CUDA", "cudaDock", m_codeViews->cudaPanel(), Qt::BottomDockWidgetArea);
+    QDockWidget* ptxDock = addDock("PTX", "ptxDock", m_codeViews->ptxPanel(), Qt::BottomDockWidgetArea);
+    QDockWidget* sassDock = addDock("SASS", "sassDock", m_codeViews->sassPanel(), Qt::BottomDockWidgetArea);
+    QDockWidget* passesDock =
+        addDock("Passes", "passesDock", m_codeViews->passesPanel(), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(ir, cudaDock);
+    tabifyDockWidget(cudaDock, ptxDock);
+    tabifyDockWidget(ptxDock, sassDock);
+    tabifyDockWidget(sassDock, passesDock);
+    issues->raise();
+    connect(m_codeViews, &CodeViews::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
 }
 
 void MainWindow::buildMenus() {
@@ -258,14 +246,10 @@ void MainWindow::buildMenus() {
 
     QMenu* run = menuBar()->addMenu("&Run");
     run->addAction("&Run", QKeySequence("Ctrl+R"), this, &MainWindow::runProgram);
-    run->addAction("&Bench", QKeySequence("Ctrl+B"), this, [this] {
-        statusBar()->showMessage("bench needs a GPU and the runner: use `tilec bench` on the GPU machine",
-                                 5000);
-    });
-    run->addAction("&Profile", QKeySequence("Ctrl+P"), this, [this] {
-        statusBar()->showMessage("profile needs a GPU with CUPTI: use `tilec profile` on the GPU machine",
-                                 5000);
-    });
+    run->addAction("&Bench", QKeySequence("Ctrl+B"), this, [this] { m_runPanel->bench(); });
+    run->addAction("&Profile", QKeySequence("Ctrl+P"), this, [this] { m_runPanel->profile(); });
+    run->addAction("S&weep num_stages", this, [this] { m_runPanel->sweep(); });
+    run->addAction("&Cancel", QKeySequence("Ctrl+."), this, [this] { m_runPanel->cancel(); });
     run->addAction("Next &Diagnostic", QKeySequence(Qt::Key_F8), this,
                    [this] { m_editor->gotoNextDiagnostic(); });
 
@@ -284,6 +268,8 @@ void MainWindow::setDarkTheme(bool dark) {
     qApp->setPalette(themePalette(dark));
     m_editor->setDarkTheme(dark);
     m_canvases->setDarkTheme(dark);
+    if (m_codeViews)
+        m_codeViews->setDarkTheme(dark);
 }
 
 void MainWindow::updateTitle() {
@@ -405,6 +391,8 @@ void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
     }
     updateParameters(analysis);
     m_canvases->setAnalysis(analysis);
+    m_runPanel->setAnalysis(analysis, m_displayName);
+    m_codeViews->setAnalysis(analysis);
     linkSourceLine(m_editor->currentLine());
     statusBar()->showMessage(QString("compiled in %1 ms, layouts planned in %2 ms%3")
                                  .arg(analysis->compileMilliseconds, 0, 'f', 1)
@@ -447,6 +435,7 @@ void MainWindow::updateParameters(const AnalysisPtr& analysis) {
 void MainWindow::linkSourceLine(int line) {
     AnalysisPtr a = m_compiler.current();
     m_canvases->setLinkedLine(line);
+    m_codeViews->setLinkedLine(line);
     if (!a)
         return;
     m_irLinked = a->irLinesOfSourceLine(uint32_t(std::max(0, line)));
@@ -479,57 +468,11 @@ void MainWindow::linkIrLine(int irLine) {
 }
 
 void MainWindow::runProgram() {
-    AnalysisPtr a = m_compiler.current();
-    if (m_running)
-        return;
-    if (!a || !a->ok()) {
-        m_runOutput->setPlainText("cannot run: the program has errors (see Issues)");
-        return;
-    }
-    m_running = true;
-    m_runButton->setEnabled(false);
-    m_progress->setRange(0, 0); // busy
-    m_runOutput->setPlainText(m_gpuLabel->text() + "\nrunning " +
-                              QString::fromStdString(a->compile->module->funcs.front().name) +
-                              " on the CPU reference executor...");
-    QThreadPool::globalInstance()->start([this, a] {
-        CpuRunReport report = runOnCpuReference(*a);
-        QMetaObject::invokeMethod(
-            this, [this, report] { finishRun(report); }, Qt::QueuedConnection);
-    });
-}
-
-void MainWindow::finishRun(const CpuRunReport& report) {
-    m_running = false;
-    m_runButton->setEnabled(true);
-    m_progress->setRange(0, 1);
-    m_progress->setValue(1);
-    QString text = m_gpuLabel->text() + "\n" + QString::fromStdString(report.summary());
-    for (const OutputCheck& o : report.outputs) {
-        text += QString("\n  %1: %2, max abs err %3, max rel err %4, %5 mismatches")
-                    .arg(QString::fromStdString(o.name), o.ok ? "ok" : "MISMATCH")
-                    .arg(o.maxAbsError, 0, 'g', 3)
-                    .arg(o.maxRelError, 0, 'g', 3)
-                    .arg(o.mismatches);
-        if (!o.firstMismatch.empty())
-            text += "\n    first mismatch " + QString::fromStdString(o.firstMismatch);
-    }
-    if (!report.executed || !report.checked)
-        text += "\n" + QString::fromStdString(report.error);
-    m_runOutput->setPlainText(text);
-    auto* item = new QListWidgetItem(QString("%1  %2  %3")
-                                         .arg(QTime::currentTime().toString("HH:mm:ss"), m_displayName,
-                                              QString::fromStdString(report.summary())));
-    item->setForeground(report.ok ? QColor("#4ec94e") : QColor("#f14c4c"));
-    m_history->insertItem(0, item);
+    m_runPanel->run();
 }
 
 bool MainWindow::waitForRun(int timeoutMs) {
-    QElapsedTimer timer;
-    timer.start();
-    while (m_running && timer.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return !m_running;
+    return m_runPanel->waitForIdle(timeoutMs);
 }
 
 void MainWindow::autosaveNow() {
@@ -567,6 +510,8 @@ bool MainWindow::saveScreenshots(const QString& directory) {
         t.start();
         while (t.elapsed() < 300)
             QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (m_codeViews->ownsPanel(d->widget()))
+            m_codeViews->waitForIdle(30000); // PTX/SASS compile once their dock is shown
         QString name = d->objectName();
         name.chop(4); // "layoutDock" -> "layout"
         if (auto* canvas = qobject_cast<views::ImGuiCanvas*>(d->widget()))

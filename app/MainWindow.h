@@ -6,9 +6,11 @@
 
 #include "app/CanvasPanels.h"
 #include "app/CodeEditor.h"
+#include "app/CodeViews.h"
 #include "app/CompileService.h"
 #include "app/CpuRun.h"
 #include "app/Recovery.h"
+#include "app/RunPanel.h"
 
 #include <QMainWindow>
 #include <map>
@@ -42,18 +44,21 @@ public:
     void autosaveNow();
     // Renders every dock (and the whole window) to DIR/<name>.png.
     bool saveScreenshots(const QString& directory);
-    // Starts a CPU run; waitForRun blocks (with events) until it finished.
+    // Run in the Run panel (GPU when one is picked, else the CPU reference); waitForRun blocks (with
+    // events) until it finished.
     void runProgram();
     bool waitForRun(int timeoutMs);
 
     CodeEditor* editor() const { return m_editor; }
     CompileService& compiler() { return m_compiler; }
     CanvasPanels& canvases() { return *m_canvases; }
+    CodeViews& codeViews() { return *m_codeViews; }
     QListWidget* issues() const { return m_issues; }
     QPlainTextEdit* irView() const { return m_irView; }
     QLabel* gpuLabel() const { return m_gpuLabel; }
     QPlainTextEdit* runOutput() const { return m_runOutput; }
     QListWidget* runHistory() const { return m_history; }
+    RunPanel* runPanel() const { return m_runPanel; }
     QWidget* parametersPanel() const { return m_parameters; }
     const std::vector<int>& irLinkedLines() const { return m_irLinked; }
     void setOverride(const QString& name, const QString& value);
@@ -74,20 +79,19 @@ private:
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void updateTitle();
-    void finishRun(const CpuRunReport& report);
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
     CodeEditor* m_editor;
     CompileService m_compiler;
     CanvasPanels* m_canvases;
+    CodeViews* m_codeViews = nullptr; // CUDA, PTX, SASS and Passes docks
     Recovery m_recovery;
     QListWidget* m_issues = nullptr;
     QWidget* m_parameters = nullptr;
     QFormLayout* m_parameterForm = nullptr;
     QPlainTextEdit* m_irView = nullptr;
     QLabel* m_gpuLabel = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QProgressBar* m_progress = nullptr;
+    RunPanel* m_runPanel = nullptr; // the Run dock: GPU picker, run/bench/profile/sweep, history
     QPlainTextEdit* m_runOutput = nullptr;
     QListWidget* m_history = nullptr;
     QMenu* m_recentMenu = nullptr;
@@ -98,7 +102,6 @@ private:
     QString m_displayName = "untitled.py";
     bool m_dark = true;
     bool m_dirty = false;
-    bool m_running = false;
     bool m_updatingIr = false;
     QByteArray m_parameterSignature;
 };

@@ -74,7 +74,7 @@ if command -v compute-sanitizer >/dev/null; then
         bad=0; ran=0
         # Tile programs through tilec run --gpu (when this build has it), then the hand-written kernels.
         for sample in "$ROOT"/samples/*.py; do
-            out=$(compute-sanitizer --tool "$tool" --error-exitcode 99 "$TILEC" run --gpu "$sample" 2>&1)
+            out=$(compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 99 "$TILEC" run --gpu "$sample" 2>&1)
             rc=$?
             echo "$out" >>"$LOGS/sanitizer-$tool.log"
             if grep -q "not available in this build" <<<"$out"; then break; fi
@@ -97,6 +97,18 @@ else
     row "compute-sanitizer" "not installed: skipped"
 fi
 
+step "static versus measured shared-memory wavefronts (tilec profile --json, scripts/wavefront-agreement.py)"
+mkdir -p "$LOGS/profiles"
+for sample in "$ROOT"/samples/*.py; do
+    "$TILEC" profile "$sample" --json >"$LOGS/profiles/profile-$(basename "$sample" .py).json" 2>>"$LOGS/profiles/errors.log"
+done
+if python3 "$ROOT/scripts/wavefront-agreement.py" "$TILEC" "$LOGS/profiles" >"$LOGS/wavefront-agreement.txt" 2>&1; then
+    row "wavefront agreement" "every compared row equal"
+else
+    row "wavefront agreement" "$(grep -c -E ' [+-][0-9]+$' "$LOGS/wavefront-agreement.txt") rows differ (see wavefront-agreement.txt)"
+fi
+cat "$LOGS/wavefront-agreement.txt"
+
 if [[ "${QUICK:-0}" == "1" ]]; then
     step "summary"
     cat "$SUMMARY"
@@ -117,6 +129,11 @@ bench() { # name, then tilec-profile arguments
 bench gemm-fp16-4096 "$KERNELS/gemm_smem.cu" -p M=4096 -p N=4096 -p K=4096 --vs cublas
 bench gemm-fp16-8192 "$KERNELS/gemm_smem.cu" -p M=8192 -p N=8192 -p K=8192 -p BLOCK=64 --vs cublas --repeat 5
 bench copy-1GiB "$KERNELS/copy.cu"
+EDIT="$BUILD/engine/tools/bench/bench_edit"
+if [[ -x "$EDIT" ]]; then
+    "$EDIT" 10 | tee "$LOGS/bench-edit.log"
+    while read -r line; do row "$(echo "$line" | cut -c1-44)" "$(echo "$line" | grep -o 'median [0-9.]* ms')"; done <"$LOGS/bench-edit.log"
+fi
 for c in 256 1024; do
     bench "rmsnorm-silu-C$c" "$KERNELS/rmsnorm_silu.cu" -p C=$c
 done

@@ -23,8 +23,6 @@ using layout::IndexExprKind;
 
 namespace {
 
-constexpr int kMaxDepth = 200;
-
 const char* blockIdxField(size_t d) {
     return d == 0 ? "blockIdx.x" : d == 1 ? "blockIdx.y" : "blockIdx.z";
 }
@@ -402,6 +400,8 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
     });
     bool rasterize = swizzle && m_kernel.blockVars.size() >= 2 &&
                      (!swizzle->value || ir::constantInt(swizzle->value) != 0);
+    for (size_t d = 0; d < m_kernel.blockVars.size() && d < 3 && d < m_kernel.grid.size(); ++d)
+        bindIndexRange(m_kernel.blockVars[d], ir::makeInt(0), m_kernel.grid[d]); // rasterization permutes
     for (size_t d = 0; d < m_kernel.blockVars.size() && d < 3; ++d)
         line(std::string(rasterize && d < 2 ? "int " : "const int ") + nameOf(m_kernel.blockVars[d]) + " = " +
                  blockIdxField(d) + ";",
@@ -485,6 +485,7 @@ bool KernelEmitter::emit(std::vector<EmittedLine>& lines, GeneratedKernel& out) 
     emitPrologue(out);
     if (m_kernel.body)
         emitSeqOrStmt(m_kernel.body, 0);
+    waitForAsyncCopies();
     close();
     return !m_failed;
 }
@@ -515,20 +516,23 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
     case StmtKind::IfThenElse: {
         // Branches are tracked separately and merged: a barrier inside is executed by every thread because
         // tile-level conditions are block-uniform.
+        waitForAsyncCopies();
         open("if (" + expr(s.cond) + ")", s.range);
-        bool pr = m_pendingRead, pw = m_pendingWrite;
+        BufferSet pr = m_pendingRead, pw = m_pendingWrite;
         emitSeqOrStmt(s.body, depth + 1);
-        bool tr = m_pendingRead, tw = m_pendingWrite;
+        waitForAsyncCopies();
+        BufferSet tr = m_pendingRead, tw = m_pendingWrite;
         m_pendingRead = pr;
         m_pendingWrite = pw;
         if (s.elseBody) {
             close(" else {");
             ++m_indent;
             emitSeqOrStmt(s.elseBody, depth + 1);
+            waitForAsyncCopies();
         }
         close();
-        m_pendingRead = m_pendingRead || tr;
-        m_pendingWrite = m_pendingWrite || tw;
+        m_pendingRead.insert(tr.begin(), tr.end());
+        m_pendingWrite.insert(tw.begin(), tw.end());
         return;
     }
     case StmtKind::Store:
@@ -577,9 +581,10 @@ void KernelEmitter::emitFor(const Stmt& s, int depth) {
         emitPipelined(s, depth);
         return;
     }
-    bool r = false, w = false;
+    BufferSet r, w;
     if (s.body)
         sharedEffects(*s.body, r, w);
+    waitForAsyncCopies();
     std::string v = nameOf(s.loopVar);
     std::string lo = expr(s.min), n = expr(s.extent);
     std::string what =
@@ -591,12 +596,16 @@ void KernelEmitter::emitFor(const Stmt& s, int depth) {
         line("#pragma unroll");
     std::string upper = ir::constantInt(s.min) == 0 ? n : lo + " + " + n;
     open("for (int " + v + " = " + lo + "; " + v + " < " + upper + "; ++" + v + ")", s.range);
-    if (r || w)
-        m_pendingRead = m_pendingWrite = true; // the previous iteration's accesses
+    // The previous iteration's accesses.
+    m_pendingRead.insert(r.begin(), r.end());
+    m_pendingWrite.insert(w.begin(), w.end());
+    bindIndexRange(s.loopVar, s.min, s.extent);
     emitSeqOrStmt(s.body, depth + 1);
+    waitForAsyncCopies();
+    unbindIndexRange(s.loopVar);
     close();
-    if (r || w)
-        m_pendingRead = m_pendingWrite = true;
+    m_pendingRead.insert(r.begin(), r.end());
+    m_pendingWrite.insert(w.begin(), w.end());
 }
 
 void KernelEmitter::emitParallelNest(const Stmt& s) {
@@ -632,9 +641,11 @@ void KernelEmitter::emitParallelNest(const Stmt& s) {
                 lp = &p;
     layout::Fragment map;
     std::string origin;
+    int loopVector = 1;
     if (lp && lp->loopLayout.inputShape() == extents) {
         map = lp->loopLayout;
         origin = lp->origin.description;
+        loopVector = lp->vectorWidth;
     } else {
         map = defaultPartition(extents, m_threads, 1);
         origin = "default partition";
@@ -644,7 +655,8 @@ void KernelEmitter::emitParallelNest(const Stmt& s) {
     for (int64_t e : extents)
         shape += (shape.empty() ? "" : ", ") + std::to_string(e);
     emitSimtLoop(map, vars, *body, s.range,
-                 "T.Parallel(" + shape + ")" + (origin.empty() ? "" : " [" + origin + "]"), false);
+                 "T.Parallel(" + shape + ")" + (origin.empty() ? "" : " [" + origin + "]"), false, loopVector,
+                 {}, true);
 }
 
 void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
@@ -662,7 +674,11 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     bool zeroMin = ir::constantInt(s.min) == 0;
     std::string n = expr(s.extent);
     auto iterValue = [&](const std::string& it) { return zeroMin ? it : "(" + lo + " + " + it + ")"; };
+    // Buffers the loop touches must be free before the prologue's copies start.
+    waitForAsyncCopies();
+    syncFor(s);
     std::string stageVar = unique("stage");
+    bindIndexRange(s.loopVar, s.min, s.extent); // the prologue and prefetch guards keep it in range
     comment("T.Pipelined(num_stages=" + std::to_string(S) + "): " + std::to_string(S - 1) +
                 " tiles in flight through cp.async, stage-indexed shared buffers",
             s.range);
@@ -690,7 +706,6 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
         line("const int " + v + " = " + lo + " + " + it + ";");
     line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // tile " + it + " has landed", s.range);
     barrier("all threads' copies visible; slot " + it + " - 1 is free");
-    m_pendingRead = m_pendingWrite = false;
     std::string ahead = "(" + it + " + " + std::to_string(S - 1) + ")";
     open("if (" + ahead + " < " + n + ")", s.range);
     comment("prefetch tile " + ahead + " into slot " + ahead + " % " + std::to_string(S), s.range);
@@ -711,8 +726,12 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     close();
     for (const Stmt* c : async)
         m_stageExpr.erase(c->dst.buffer);
+    unbindIndexRange(s.loopVar);
     line("tb_cp_async_wait<0>(); // drain the (empty) trailing groups", s.range);
-    m_pendingRead = m_pendingWrite = true;
+    BufferSet r, w;
+    sharedEffects(*s.body, r, w);
+    m_pendingRead.insert(r.begin(), r.end());
+    m_pendingWrite.insert(w.begin(), w.end());
 }
 
 void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
@@ -759,8 +778,10 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
         if (s.loopKind == ir::LoopKind::Unroll || ir::constantInt(s.extent))
             line("#pragma unroll");
         open("for (int " + v + " = " + expr(s.min) + "; " + v + " < " + upper + "; ++" + v + ")", s.range);
+        bindIndexRange(s.loopVar, s.min, s.extent);
         if (s.body)
             emitElementStmt(*s.body, depth + 1);
+        unbindIndexRange(s.loopVar);
         close();
         return;
     }
@@ -815,35 +836,37 @@ void KernelEmitter::emitPrint(const Stmt& s) {
 
 // --------------------------------------------------------------------------- shared-memory barriers
 
-void KernelEmitter::sharedEffects(const Stmt& root, bool& reads, bool& writes) const {
+void KernelEmitter::sharedEffects(const Stmt& root, BufferSet& reads, BufferSet& writes) const {
     auto exprReads = [&](const ExprPtr& e) {
         ir::forEachExprNode(e, [&](const Expr& n) {
             if (n.kind == ExprKind::BufferLoad && n.buffer && n.buffer->scope == MemoryScope::Shared)
-                reads = true;
+                reads.insert(n.buffer);
         });
+    };
+    auto add = [](BufferSet& set, const ir::Buffer* b) {
+        if (b && b->scope == MemoryScope::Shared)
+            set.insert(b);
     };
     passes::walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
         ir::forEachStmtExpr(s, exprReads);
-        auto isShared = [](const ir::Region& r) {
-            return r.buffer && r.buffer->scope == MemoryScope::Shared;
-        };
         switch (s.kind) {
         case StmtKind::Store:
-            writes = writes || (s.buffer && s.buffer->scope == MemoryScope::Shared);
+            add(writes, s.buffer);
             break;
         case StmtKind::Copy:
-            reads = reads || isShared(s.src);
-            writes = writes || isShared(s.dst);
+            add(reads, s.src.buffer);
+            add(writes, s.dst.buffer);
             break;
         case StmtKind::Gemm:
-            reads = reads || isShared(s.a) || isShared(s.b);
+            add(reads, s.a.buffer);
+            add(reads, s.b.buffer);
             break;
         case StmtKind::Fill:
-            writes = writes || isShared(s.dst);
+            add(writes, s.dst.buffer);
             break;
         case StmtKind::AtomicAdd:
-            reads = reads || isShared(s.src);
-            writes = writes || isShared(s.dst);
+            add(reads, s.src.buffer);
+            add(writes, s.dst.buffer);
             break;
         case StmtKind::Seq:
         case StmtKind::Kernel:
@@ -859,22 +882,46 @@ void KernelEmitter::sharedEffects(const Stmt& root, bool& reads, bool& writes) c
 }
 
 void KernelEmitter::syncFor(const Stmt& s) {
-    bool r = false, w = false;
+    BufferSet r, w;
     sharedEffects(s, r, w);
     syncFor(r, w);
 }
 
-void KernelEmitter::syncFor(bool reads, bool writes) {
-    if ((reads && m_pendingWrite) || (writes && (m_pendingRead || m_pendingWrite)))
-        barrier(reads && m_pendingWrite ? "shared writes above are read below"
-                                        : "shared reads above finish first");
-    m_pendingRead = m_pendingRead || reads;
-    m_pendingWrite = m_pendingWrite || writes;
+namespace {
+bool intersects(const std::set<const ir::Buffer*>& a, const std::set<const ir::Buffer*>& b) {
+    for (const ir::Buffer* x : a)
+        if (b.count(x))
+            return true;
+    return false;
+}
+} // namespace
+
+// Barriers per buffer: a read after another thread's write of the same buffer, or a write after a read or
+// write of it (buffers occupy disjoint bytes of the arena, so different buffers never conflict).
+void KernelEmitter::syncFor(const BufferSet& reads, const BufferSet& writes) {
+    if (intersects(reads, m_asyncInFlight) || intersects(writes, m_asyncInFlight))
+        waitForAsyncCopies();
+    bool raw = intersects(reads, m_pendingWrite);
+    if (raw || intersects(writes, m_pendingRead) || intersects(writes, m_pendingWrite))
+        barrier(raw ? "shared writes above are read below" : "shared reads above finish first");
+    m_pendingRead.insert(reads.begin(), reads.end());
+    m_pendingWrite.insert(writes.begin(), writes.end());
 }
 
 void KernelEmitter::barrier(const std::string& why) {
     line("__syncthreads(); // " + why);
-    m_pendingRead = m_pendingWrite = false;
+    m_pendingRead.clear();
+    m_pendingWrite.clear();
+}
+
+void KernelEmitter::waitForAsyncCopies() {
+    if (m_asyncInFlight.empty())
+        return;
+    std::string names;
+    for (const ir::Buffer* b : m_asyncInFlight)
+        names += (names.empty() ? "" : ", ") + b->name;
+    line("tb_cp_async_wait<0>(); // cp.async into " + names + " complete (this thread's)");
+    m_asyncInFlight.clear();
 }
 
 // -------------------------------------------------------------------------------------- expressions
@@ -1238,6 +1285,8 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
 }
 
 std::string KernelEmitter::lvalueText(const Buffer* buffer, const std::vector<ExprPtr>& indices, int depth) {
+    if (auto v = m_vectorTemps.find(&indices); v != m_vectorTemps.end())
+        return v->second; // moved as a vector: this element's register
     std::vector<std::string> idx;
     auto indexStrings = [&] {
         for (const auto& i : indices)
@@ -1302,7 +1351,8 @@ const ThreadMap* KernelEmitter::threadMapOf(const layout::Fragment& fragment, So
 
 void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector<const ir::Var*>& vars,
                                  const Stmt& body, SourceRange range, const std::string& what,
-                                 bool guardReplicaStores) {
+                                 bool guardReplicaStores, int vector,
+                                 const std::vector<VectorAccess>& accesses, bool discoverAccesses) {
     if (vars.size() != frag.inputShape().size()) {
         error("codegen-thread-map", range, "thread map rank differs from the loop nest's");
         return;
@@ -1322,6 +1372,25 @@ void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector
     scope.reg = m_regName;
     scope.guardReplicaStores = guardReplicaStores;
     std::string R = std::to_string(map->regs);
+    if (map->fitted && vector > 1 && map->regs % vector == 0) {
+        scope.map = map;
+        std::vector<VectorAccess> list =
+            discoverAccesses ? vectorizableAccesses(body, *map, vars, scope.extents, vector) : accesses;
+        if (!list.empty()) {
+            int64_t bytes = int64_t(vector) * ir::dtypeBytes(list.front().buffer->dtype);
+            comment(what + ": " + R + " elements per thread, " + std::to_string(list.size()) + " access" +
+                        (list.size() == 1 ? "" : "es") + " as " + std::to_string(vector) +
+                        "-element vectors (" + std::to_string(bytes) + " B)",
+                    range);
+            bool guardT = map->threads < m_threads;
+            if (guardT)
+                open("if (" + m_tx + " < " + std::to_string(map->threads) + ")", range);
+            emitVectorSimtLoop(*map, scope, body, range, vector, list);
+            if (guardT)
+                close();
+            return;
+        }
+    }
     if (map->fitted) {
         scope.map = map;
         comment(what + ": " + R + " element" + (map->regs == 1 ? "" : "s") + " per thread", range);

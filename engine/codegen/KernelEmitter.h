@@ -12,11 +12,15 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace tb::codegen {
+
+// Deepest statement / expression nesting the emitter follows (deeper input gets a diagnostic).
+constexpr int kMaxDepth = 200;
 
 struct EmittedLine {
     std::string text;
@@ -60,10 +64,14 @@ private:
     void emitPrint(const ir::Stmt& s);
 
     // ---- shared-memory synchronization ----
-    void sharedEffects(const ir::Stmt& s, bool& reads, bool& writes) const;
+    using BufferSet = std::set<const ir::Buffer*>;
+    void sharedEffects(const ir::Stmt& s, BufferSet& reads, BufferSet& writes) const;
     void syncFor(const ir::Stmt& s);
-    void syncFor(bool reads, bool writes);
+    void syncFor(const BufferSet& reads, const BufferSet& writes);
     void barrier(const std::string& why);
+    // Waits for the cp.async copies not yet waited for (outside software pipelines a copy's wait is
+    // deferred to the first statement that touches its destination, so adjacent copies share one round trip).
+    void waitForAsyncCopies();
 
     // ---- expressions ----
     std::string expr(const ir::ExprPtr& e, int depth = 0);
@@ -77,10 +85,39 @@ private:
 
     // ---- per-thread loops over a thread map ----
     // `vars[d]` is bound to coordinate d of the map's domain; `body` is element code.
+    // `vector` > 1 steps over V registers at a time (VectorizedLoops.cpp): `accesses` move as vectors, or,
+    // with `discoverAccesses`, every shared access of the body that can.
+    struct VectorAccess {
+        const ir::Buffer* buffer = nullptr;
+        const std::vector<ir::ExprPtr>* indices = nullptr; // identifies the access in the element code
+        bool store = false;
+        std::string temp;  // the register array that stands in for it
+        SourceRange range; // the access's own position (its vector instruction is emitted on that line)
+    };
     void emitSimtLoop(const layout::Fragment& map, const std::vector<const ir::Var*>& vars,
                       const ir::Stmt& body, SourceRange range, const std::string& what,
-                      bool guardReplicaStores);
+                      bool guardReplicaStores, int vector = 1, const std::vector<VectorAccess>& accesses = {},
+                      bool discoverAccesses = false);
     const ThreadMap* threadMapOf(const layout::Fragment& fragment, SourceRange range);
+
+    // ---- vector accesses and index ranges (VectorizedLoops.cpp) ----
+    struct SimtScope;
+    void bindIndexRange(const ir::Var* var, const ir::ExprPtr& min, const ir::ExprPtr& extent);
+    void unbindIndexRange(const ir::Var* var);
+    // min + [0, extent) inside [0, shape) for every value the enclosing loops and the grid give.
+    bool provablyWithin(const ir::ExprPtr& min, int64_t extent, const ir::ExprPtr& shape) const;
+    bool isMultipleOfConstant(const ir::ExprPtr& e, int64_t m) const;
+    bool sharedRunContiguous(
+        const ir::Buffer* buffer, const ThreadMap& map, int vector,
+        const std::function<std::optional<std::vector<int64_t>>(int64_t, int64_t)>& pointOf) const;
+    bool globalCopyRunContiguous(const ir::Region& region, const ThreadMap& map, int vector) const;
+    std::vector<VectorAccess> vectorizableAccesses(const ir::Stmt& body, const ThreadMap& map,
+                                                   const std::vector<const ir::Var*>& vars,
+                                                   const std::vector<int64_t>& extents, int vector);
+    void emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, const ir::Stmt& body, SourceRange range,
+                            int vector, const std::vector<VectorAccess>& accesses);
+    // The guard of a region's elements: only the dimensions not provably in bounds.
+    ir::ExprPtr regionGuard(const ir::Region& region, const std::vector<ir::ExprPtr>& indices) const;
 
     // ---- tile ops (TileOpLowering.cpp) ----
     void lowerCopy(const ir::Stmt& s);
@@ -146,8 +183,11 @@ private:
         bool guardReplicaStores = false;
     };
     SimtScope* m_simt = nullptr;
+    std::map<const std::vector<ir::ExprPtr>*, std::string> m_vectorTemps; // access -> "tb_ld[e]"
+    std::map<const ir::Var*, layout::IndexExpr> m_indexRanges; // grid and loop variables with constant ranges
 
-    bool m_pendingWrite = false, m_pendingRead = false;
+    // Shared buffers read / written since the last barrier, and those with cp.async writes in flight.
+    BufferSet m_pendingRead, m_pendingWrite, m_asyncInFlight;
 
     bool m_inPipelineIssue = false; // cp.async copies issued by emitPipelined: it commits and waits
     std::map<std::string, std::string> m_internal;

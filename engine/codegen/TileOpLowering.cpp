@@ -67,36 +67,6 @@ bool isMultipleOf(const ExprPtr& e, int64_t m) {
     return false;
 }
 
-// `min + [0, extent)` stays inside [0, shape) for every block / loop index the kernel launches: min is a
-// multiple `extent * v` of one block or loop variable (whose range is ceildiv(shape, extent) in tile
-// programs) and extent divides the constant shape, or min is a constant that fits.
-bool provablyInBounds(const ExprPtr& min, int64_t extent, const ExprPtr& shape) {
-    auto s = ir::constantInt(shape);
-    if (!s)
-        return false;
-    ExprPtr m = ir::simplify(min);
-    if (auto c = ir::constantInt(m))
-        return *c >= 0 && *c + extent <= *s;
-    if (*s % extent != 0)
-        return false;
-    if (extent == 1 && m->kind == ir::ExprKind::VarRef &&
-        (m->var->kind == ir::VarKind::BlockIndex || m->var->kind == ir::VarKind::LoopVar))
-        return true;
-    if (m->kind == ir::ExprKind::Binary && m->binaryOp == ir::BinaryOp::Mul) {
-        const auto& a = m->operands[0];
-        const auto& b = m->operands[1];
-        auto isIndexVar = [](const ExprPtr& x) {
-            return x->kind == ir::ExprKind::VarRef &&
-                   (x->var->kind == ir::VarKind::BlockIndex || x->var->kind == ir::VarKind::LoopVar);
-        };
-        if (isIndexVar(a) && ir::constantInt(b) == extent)
-            return true;
-        if (isIndexVar(b) && ir::constantInt(a) == extent)
-            return true;
-    }
-    return false;
-}
-
 } // namespace
 
 const layout::CopyPlan* KernelEmitter::copyPlanOf(const Stmt& s) const {
@@ -196,11 +166,12 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
     TileLoopVars vars = makeTileVars(tile.size());
     std::vector<ExprPtr> srcIdx = regionIndices(src, vars);
     std::vector<ExprPtr> dstIdx = regionIndices(dst, vars);
-    ExprPtr value = ir::makeLoad(src.buffer, srcIdx, src.range);
+    ExprPtr load = ir::makeLoad(src.buffer, srcIdx, src.range);
+    ExprPtr value = load;
     if (src.buffer->scope == MemoryScope::Global) {
         ExprPtr zero = ir::isFloat(src.buffer->dtype) ? ir::makeFloat(0, src.buffer->dtype)
                                                       : ir::makeInt(0, src.buffer->dtype);
-        if (ExprPtr ok = inBounds(src.buffer, srcIdx))
+        if (ExprPtr ok = regionGuard(src, srcIdx))
             value = ir::makeSelect(ok, value, zero);
     }
     value = castTo(value, dst.buffer->dtype);
@@ -210,7 +181,7 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
     store->value = value;
     ir::StmtPtr body = store;
     if (dst.buffer->scope == MemoryScope::Global) {
-        if (ExprPtr ok = inBounds(dst.buffer, dstIdx)) {
+        if (ExprPtr ok = regionGuard(dst, dstIdx)) {
             auto guard = ir::makeStmt(StmtKind::IfThenElse, s.range);
             guard->cond = ok;
             guard->body = store;
@@ -218,9 +189,64 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
         }
     }
     m_syntheticStmts.push_back(body);
+
+    // A fragment-side copy moves the memory side as V-element vectors (the copy plan's width) when its
+    // elements are consecutive and aligned there; the registers take them one by one.
+    std::vector<VectorAccess> vectors;
+    const ir::Region& memory = src.buffer->scope == MemoryScope::Fragment ? dst : src;
+    bool memoryIsDst = &memory == &dst;
+    int64_t vectorBytes = int64_t(vector) * ir::dtypeBytes(memory.buffer->dtype);
+    if (fragSide && vector > 1 && memory.buffer->scope != MemoryScope::Fragment &&
+        (vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16)) {
+        auto built = buildThreadMap(map);
+        if (built && built->fitted && built->regs % vector == 0 && !(memoryIsDst && built->replicate > 1)) {
+            bool contiguous = false;
+            if (memory.buffer->scope == MemoryScope::Global) {
+                contiguous = globalCopyRunContiguous(memory, *built, vector);
+            } else if (memory.buffer->scope == MemoryScope::Shared) {
+                std::vector<std::optional<int64_t>> mins;
+                for (const ExprPtr& m : memory.mins)
+                    mins.push_back(ir::constantInt(m));
+                auto pointOf = [&](int64_t t, int64_t r) -> std::optional<std::vector<int64_t>> {
+                    std::vector<int64_t> p = built->point(t, r);
+                    if (p.empty())
+                        return std::nullopt;
+                    std::vector<int64_t> q;
+                    size_t k = 0;
+                    for (size_t d = 0; d < memory.mins.size(); ++d) {
+                        if (!mins[d])
+                            return std::nullopt;
+                        auto ext = ir::constantInt(memory.extents[d]);
+                        bool unit = ext && *ext == 1;
+                        q.push_back(*mins[d] + (unit || k >= p.size() ? 0 : p[k++]));
+                    }
+                    return q;
+                };
+                contiguous = sharedRunContiguous(memory.buffer, *built, vector, pointOf);
+            }
+            if (contiguous)
+                vectors.push_back({memory.buffer, memoryIsDst ? &store->indices : &load->operands,
+                                   memoryIsDst, internalName(memoryIsDst ? "st" : "ld")});
+        }
+    }
     emitSimtLoop(map, vars.vars, *body, s.range,
-                 "T.copy(" + describeRegion(src) + " -> " + describeRegion(dst) + "), element by element",
-                 true);
+                 "T.copy(" + describeRegion(src) + " -> " + describeRegion(dst) + ")" +
+                     (vectors.empty() ? ", element by element" : ""),
+                 true, vectors.empty() ? 1 : vector, vectors);
+}
+
+ir::ExprPtr KernelEmitter::regionGuard(const ir::Region& region, const std::vector<ExprPtr>& indices) const {
+    ExprPtr cond;
+    const Buffer* buffer = region.buffer;
+    for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
+        auto ext = d < region.extents.size() ? ir::constantInt(region.extents[d]) : std::nullopt;
+        if (ext && d < region.mins.size() && provablyWithin(region.mins[d], *ext, buffer->shape[d]))
+            continue;
+        ExprPtr c = ir::makeBinary(ir::BinaryOp::Lt, castTo(indices[d], DType::Int32),
+                                   castTo(buffer->shape[d], DType::Int32));
+        cond = cond ? ir::makeBinary(ir::BinaryOp::LogicalAnd, cond, c) : c;
+    }
+    return cond;
 }
 
 bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan, const layout::Fragment& frag,
@@ -347,7 +373,7 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
             auto c = ir::constantInt(gside.extents[d]);
             int64_t ext = c ? *c : 1;
             bool unit = c && *c == 1;
-            bool provable = provablyInBounds(gside.mins[d], ext, gside.buffer->shape[d]);
+            bool provable = provablyWithin(gside.mins[d], ext, gside.buffer->shape[d]);
             bool isLast = d + 1 == gside.mins.size();
             if (!unit)
                 ++k;
@@ -414,7 +440,7 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         close();
     if (async && !m_inPipelineIssue) {
         line("tb_cp_async_commit();", s.range);
-        line("tb_cp_async_wait<0>();", s.range);
+        m_asyncInFlight.insert(dst.buffer); // waited for by the first statement that touches it
     }
     return true;
 }

@@ -313,6 +313,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         return finish(GpuRunStage::Codegen, "CUDA generation failed");
     const codegen::GeneratedUnit& unit = code.units.front();
     out.cudaSource = unit.source;
+    out.lineMap = unit.lineMap;
     out.dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
         out.dims.emplace(v->name, 256);
@@ -375,6 +376,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         gpu::CudaCompileOptions co;
         co.arch = out.arch;
         co.lineInfo = true;
+        co.useCache = options.useCompileCache;
         gpu::CudaCompileResult cr = gpu::compileCuda(unit.source, gk.name, co);
         if (!cr.ok)
             return finish(GpuRunStage::Compile, "NVRTC failed for " + gk.name + ": " + cr.log);
@@ -451,6 +453,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     launchOptions.dims = dims;
     launchOptions.arch = options.arch;
     launchOptions.hostParams = &params;
+    launchOptions.useCompileCache = options.useCompileCache;
     GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
     out.cudaSource = setup.cudaSource;
     out.arch = setup.arch;

@@ -29,6 +29,7 @@ struct GpuRunOptions {
     std::chrono::milliseconds watchdog{20000};
     gpu::RunnerClient* client = nullptr; // reuse a started runner; else one is started for this run
     bool compare = true;                 // run the CPU oracle and compare
+    bool useCompileCache = true;         // false: NVRTC compiles even an unchanged source (benchmarks)
     double atol = -1, rtol = -1;         // override the per-dtype tolerance when >= 0
 };
 
@@ -95,6 +96,7 @@ struct GpuLaunchOptions {
     // When given (one tensor per parameter, in order), every parameter is uploaded from it instead of
     // being filled on the device: how `runOnGpu` gives the GPU exactly the CPU executor's inputs.
     const std::vector<HostTensor>* hostParams = nullptr;
+    bool useCompileCache = true;
 };
 
 struct GpuLaunchSetup {
@@ -112,6 +114,8 @@ struct GpuLaunchSetup {
     std::map<std::string, int64_t> dims;
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;
+    // Generated CUDA line -> tile-program range, for placing SASS records on tile-program lines.
+    codegen::LineMap lineMap;
 };
 
 // Pre: result.ok(); `client` started.

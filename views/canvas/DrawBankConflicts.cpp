@@ -56,11 +56,19 @@ void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state)
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
                             ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
     state.clickedLine = 0;
-    if (ImGui::BeginTable("accesses", 9, flags, ImVec2(0, tableHeight))) {
+    if (model.measured)
+        ImGui::TextDisabled("measured: SASS shared wavefronts per block of each line%s%s",
+                            model.measuredNote.empty() ? "" : "; ", model.measuredNote.c_str());
+    int columns = model.measured ? 11 : 9;
+    if (ImGui::BeginTable("accesses", columns, flags, ImVec2(0, tableHeight))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         for (const char* h : {"line", "buffer", "role", "instruction", "instr/blk", "wavefronts", "ideal",
                               "N-way", "swizzle off"})
             ImGui::TableSetupColumn(h);
+        if (model.measured) {
+            ImGui::TableSetupColumn("measured");
+            ImGui::TableSetupColumn("meas. ideal");
+        }
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < model.rows.size(); ++i) {
             const BankAccessRow& r = model.rows[i];
@@ -89,8 +97,23 @@ void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state)
             cellText(std::to_string(r.conflictWays) + "-way");
             cellText(std::to_string(r.wavefrontsUnswizzled) + " (" +
                      std::to_string(r.conflictWaysUnswizzled) + "-way)");
+            if (model.measured) {
+                cellText(r.measuredWavefronts
+                             ? std::to_string(*r.measuredWavefronts) + (r.measuredLineShared ? " (line)" : "")
+                             : "-");
+                cellText(r.measuredIdealWavefronts ? std::to_string(*r.measuredIdealWavefronts) : "-");
+            }
         }
         ImGui::EndTable();
+    }
+    if (model.measured) {
+        std::string others;
+        for (const BankConflictViewModel::MeasuredLine& m : model.measuredLines)
+            if (!m.hasRow)
+                others += (others.empty() ? "" : ", ") + std::string("line ") + std::to_string(m.line) +
+                          ": " + std::to_string(m.wavefronts) + " (ideal " + std::to_string(m.ideal) + ")";
+        if (!others.empty())
+            ImGui::TextWrapped("measured on lines without a predicted access: %s", others.c_str());
     }
     if (model.selected < 0)
         return;

@@ -5,6 +5,7 @@
 #include "views/model/SvgWriter.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 namespace tb::views {
@@ -69,6 +70,54 @@ void selectBankRow(BankConflictViewModel& model, int row) {
     model.cardUnswizzled = makeBankPunchCard(r.accessUnswizzled, BankModelKind::Hardware);
 }
 
+void clearMeasuredWavefronts(BankConflictViewModel& model) {
+    model.measured = false;
+    model.measuredNote.clear();
+    model.measuredLines.clear();
+    for (BankAccessRow& r : model.rows) {
+        r.measuredWavefronts.reset();
+        r.measuredIdealWavefronts.reset();
+        r.measuredLineShared = false;
+    }
+}
+
+void setMeasuredWavefronts(BankConflictViewModel& model, const std::vector<MeasuredLineTotals>& lines,
+                           int64_t blocks, std::string note) {
+    clearMeasuredWavefronts(model);
+    blocks = std::max<int64_t>(blocks, 1);
+    auto perBlock = [&](uint64_t total) {
+        return int64_t((total + uint64_t(blocks) / 2) / uint64_t(blocks));
+    };
+    std::map<uint32_t, BankConflictViewModel::MeasuredLine> byLine;
+    for (const MeasuredLineTotals& t : lines) {
+        if (t.line == 0 || t.sharedWavefronts == 0)
+            continue;
+        BankConflictViewModel::MeasuredLine& m = byLine[t.line];
+        m.line = t.line;
+        m.wavefronts += perBlock(t.sharedWavefronts);
+        m.ideal += perBlock(t.sharedWavefrontsIdeal);
+    }
+    for (BankAccessRow& r : model.rows) {
+        if (r.line == 0)
+            continue;
+        auto it = byLine.find(r.line);
+        if (it == byLine.end()) {
+            // Profiled, and no shared-memory traffic was measured on this line.
+            r.measuredWavefronts = 0;
+            r.measuredIdealWavefronts = 0;
+        } else {
+            it->second.hasRow = true;
+            r.measuredWavefronts = it->second.wavefronts;
+            r.measuredIdealWavefronts = it->second.ideal;
+        }
+        r.measuredLineShared = model.rowsOfLine(r.line).size() > 1;
+    }
+    for (const auto& [line, m] : byLine)
+        model.measuredLines.push_back(m);
+    model.measured = true;
+    model.measuredNote = std::move(note);
+}
+
 namespace {
 
 constexpr double kCell = 14;
@@ -121,7 +170,7 @@ std::string bankPunchCardToSvg(const BankPunchCard& card, const std::string& tit
 std::string bankConflictViewToSvg(const BankConflictViewModel& model) {
     double rowH = 16, tableTop = 46;
     double tableHeight = rowH * double(model.rows.size() + 1);
-    double width = std::max(2 * kCardWidth + 40, 900.0);
+    double width = std::max(2 * kCardWidth + 40, model.measured ? 1060.0 : 900.0);
     double height = tableTop + tableHeight + 20 + (model.selected >= 0 ? kCardHeight + 30 : 0);
     SvgWriter svg(width, height);
     Rgba black{0, 0, 0, 255};
@@ -132,6 +181,10 @@ std::string bankConflictViewToSvg(const BankConflictViewModel& model) {
                              "wavefronts", "ideal",  "N-way", "off"};
     for (int c = 0; c < 9; ++c)
         svg.text(cols[c], tableTop + 12, headers[c], 10, black, "start", true);
+    if (model.measured) {
+        svg.text(920, tableTop + 12, "measured", 10, black, "start", true);
+        svg.text(990, tableTop + 12, "meas. ideal", 10, black, "start", true);
+    }
     for (size_t i = 0; i < model.rows.size(); ++i) {
         const BankAccessRow& r = model.rows[i];
         double y = tableTop + rowH * double(i + 1);
@@ -149,6 +202,11 @@ std::string bankConflictViewToSvg(const BankConflictViewModel& model) {
                                std::to_string(r.conflictWaysUnswizzled) + "-way"};
         for (int c = 0; c < 9; ++c)
             svg.text(cols[c], y + 12, cells[c], 10, fg);
+        if (r.measuredWavefronts) {
+            std::string shared = r.measuredLineShared ? " (line)" : "";
+            svg.text(920, y + 12, std::to_string(*r.measuredWavefronts) + shared, 10, fg);
+            svg.text(990, y + 12, std::to_string(r.measuredIdealWavefronts.value_or(0)), 10, fg);
+        }
     }
     if (model.selected >= 0) {
         double y = tableTop + tableHeight + 30;

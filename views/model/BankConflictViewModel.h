@@ -1,7 +1,8 @@
 // The bank-conflict view's model: one table row per shared-memory access of a kernel (source line,
 // buffer, role, SASS instruction, ideal vs predicted wavefronts per block, N-way conflict, the same with
-// the swizzle off, and measured wavefronts once a profile has run), and for the selected row the lane x
-// bank punch card of one representative warp instruction under the chosen layout and with the swizzle off.
+// the swizzle off, and measured wavefronts per line once a profile has run), and for the selected row the
+// lane x bank punch card of one representative warp instruction under the chosen layout and with the swizzle
+// off.
 #pragma once
 
 #include "engine/layout/bank/BankPunchCard.h"
@@ -28,7 +29,9 @@ struct BankAccessRow {
     int64_t wavefrontsUnswizzled = 0;
     int conflictWays = 0; // of the representative instruction
     int conflictWaysUnswizzled = 0;
-    std::optional<int64_t> measuredWavefronts; // after a profile
+    std::optional<int64_t> measuredWavefronts; // after a profile: per block, the whole line's
+    std::optional<int64_t> measuredIdealWavefronts;
+    bool measuredLineShared = false; // the line has other accesses: the measured value is their sum
     WarpAccess access;
     WarpAccess accessUnswizzled;
 
@@ -42,9 +45,33 @@ struct BankConflictViewModel {
     BankPunchCard card;              // selected row, chosen layout
     BankPunchCard cardUnswizzled;    // selected row, plain row-major layout
 
+    // Measured shared-memory wavefronts per tile-program line (SASS metrics placed on lines), after a
+    // profile; `measured` turns on the measured columns.
+    bool measured = false;
+    std::string measuredNote; // "profiled on <device>, 4 blocks"
+    struct MeasuredLine {
+        uint32_t line = 0;
+        int64_t wavefronts = 0, ideal = 0; // per block
+        bool hasRow = false;               // a predicted access is on this line
+    };
+    std::vector<MeasuredLine> measuredLines; // by line
+
     // Row indices of the accesses made by a tile-program line (linked selection).
     std::vector<int> rowsOfLine(uint32_t line) const;
 };
+
+// Whole-launch totals of one tile-program line from a profile (LineTotals of engine/profile).
+struct MeasuredLineTotals {
+    uint32_t line = 0; // 1-based; 0 collects what could not be placed (ignored)
+    uint64_t sharedWavefronts = 0;
+    uint64_t sharedWavefrontsIdeal = 0;
+};
+// Adds the measured columns: each line's totals divided by `blocks` (the launch's grid size, so they
+// compare with the per-block predictions), on every row of that line. Lines with shared wavefronts but no
+// predicted access are kept in measuredLines. `blocks` < 1 counts as 1.
+void setMeasuredWavefronts(BankConflictViewModel& model, const std::vector<MeasuredLineTotals>& lines,
+                           int64_t blocks, std::string note);
+void clearMeasuredWavefronts(BankConflictViewModel& model);
 
 // Rows of every access of `kernel`; `selected` is clamped (the worst row, most excess wavefronts, when -1).
 BankConflictViewModel buildBankConflictView(const layout::KernelPlan& kernel, const SourceManager& sources,

@@ -74,11 +74,41 @@ void SweepPlotModel::setMeasured(int64_t value, double milliseconds, double tflo
     auto it =
         std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.value == value; });
     if (it == points.end()) {
-        points.push_back({value, 0, true, {}, {}});
+        points.push_back({value, 0, true, {}, {}, {}});
         it = points.end() - 1;
     }
     it->milliseconds = milliseconds;
     it->tflops = tflops;
+}
+
+void applySweepMeasurements(SweepPlotModel& model, const std::vector<SweepMeasurement>& measurements,
+                            std::string note) {
+    for (SweepPoint& p : model.points) {
+        p.milliseconds.reset();
+        p.tflops.reset();
+        p.measuredStatus.clear();
+    }
+    for (const SweepMeasurement& m : measurements) {
+        if (m.ran) {
+            model.setMeasured(m.value, m.milliseconds, m.tflops);
+            continue;
+        }
+        auto it = std::find_if(model.points.begin(), model.points.end(),
+                               [&](const SweepPoint& p) { return p.value == m.value; });
+        if (it == model.points.end()) {
+            model.points.push_back({m.value, 0, false, {}, {}, {}});
+            it = model.points.end() - 1;
+        }
+        it->measuredStatus = m.status.empty() ? "did not run" : m.status;
+    }
+    std::stable_sort(model.points.begin(), model.points.end(),
+                     [](const SweepPoint& a, const SweepPoint& b) { return a.value < b.value; });
+    model.measuredNote = std::move(note);
+}
+
+bool hasMeasurements(const SweepPlotModel& model) {
+    return std::any_of(model.points.begin(), model.points.end(),
+                       [](const SweepPoint& p) { return p.milliseconds.has_value(); });
 }
 
 SweepPlotModel buildStageSweep(const layout::KernelPlan& kernel, int64_t current, int64_t maxStages) {

@@ -19,6 +19,15 @@ struct SweepPoint {
     bool fits = true;
     std::optional<double> milliseconds; // measured
     std::optional<double> tflops;
+    std::string measuredStatus; // a swept variant that did not run: "compile error: ..."
+};
+
+// One variant of a measured sweep (engine/profile/ProgramSweep.h), as the plot takes it.
+struct SweepMeasurement {
+    int64_t value = 0;
+    bool ran = false;
+    double milliseconds = 0, tflops = 0;
+    std::string status; // why it did not run
 };
 
 enum class SweepMetric { SharedMemory, Time, Tflops };
@@ -27,7 +36,8 @@ struct SweepPlotModel {
     std::string parameter = "num_stages";
     std::vector<SweepPoint> points;
     int64_t limitBytes = 0;
-    int64_t current = 0; // the value of the compiled program
+    int64_t current = 0;      // the value of the compiled program
+    std::string measuredNote; // "measured on <device>": set by applySweepMeasurements
 
     // Index of the point nearest (x, y) in a plot of `metric` drawn in [x0, x0+w] x [y0, y0+h], within
     // `radius` pixels; -1 when none.
@@ -41,6 +51,13 @@ struct SweepPlotModel {
     // Sets the measured values of the point with `value` (adding it when missing); for the profiler.
     void setMeasured(int64_t value, double milliseconds, double tflops);
 };
+
+// Puts a measured sweep on the points (adding points for values the static sweep lacks, kept sorted by
+// value): ran variants get time and TFLOP/s, failed ones their status. Earlier measurements are cleared.
+void applySweepMeasurements(SweepPlotModel& model, const std::vector<SweepMeasurement>& measurements,
+                            std::string note);
+// True when any point has a measured time.
+bool hasMeasurements(const SweepPlotModel& model);
 
 // Stage counts 1..maxStages for `kernel`; `current` is the program's own num_stages (0 when none).
 SweepPlotModel buildStageSweep(const layout::KernelPlan& kernel, int64_t current, int64_t maxStages = 6);

@@ -35,7 +35,7 @@ commands:
   bench FILE        time a kernel with CUPTI (--vs cublas|previous); see `tilec bench --help`
   profile FILE      CUPTI counters (Nsight Compute names) and per-line shared-memory wavefronts
   sweep FILE -p NAME=A..B   a table over parameter values
-  passes            list the pipeline's passes
+  passes [FILE]     list the pipeline's passes; with FILE, what each pass produced (IR, plan, CUDA)
   samples           list the bundled samples
 
 FILE is a path, '-' for standard input, or a sample name (e.g. gemm_relu).

@@ -1,8 +1,7 @@
 #include "engine/tools/tilec/EmitCommand.h"
 
-#include "engine/codegen/CudaCodegen.h"
-#include "engine/gpu/Nvrtc.h"
-#include "engine/run/GpuRun.h"
+#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/PassSnapshots.h"
 
 #include <cstdio>
 
@@ -15,52 +14,44 @@ int emitCode(const CommandLine& cl, const CompileResult& result, const layout::L
                      kind.data());
         return ExitUsage;
     }
-    DiagnosticEngine diags;
-    layout::LayoutPlan plan = run::portablePlan(result, inputPlan, diags);
-    codegen::CudaKernelSource code;
-    if (!diags.hasErrors())
-        code = codegen::generateCuda(*result.module, plan, plan.target, diags, &result.sources);
-    std::string text = formatDiagnostics(result.sources, diags.diagnostics());
+    // The same engine path as the app's code views (engine/codegen/GeneratedArtifacts.h).
+    codegen::GeneratedCuda cuda = codegen::generateCudaText(result, inputPlan);
+    std::string text = formatDiagnostics(result.sources, cuda.diagnostics);
     if (!text.empty())
         std::fprintf(stderr, "%s", text.c_str());
-    if (diags.hasErrors() || !code.ok)
+    if (!cuda.ok)
         return ExitCompileError;
     if (kind == "cuda") {
-        for (const auto& unit : code.units)
-            std::printf("%s", unit.source.c_str());
+        std::printf("%s", cuda.text.c_str());
         return ExitOk;
     }
-    for (const auto& unit : code.units)
-        for (const auto& k : unit.kernels) {
-            gpu::CudaCompileOptions options;
-            options.arch = cl.arch;
-            gpu::CudaCompileResult r = gpu::compileCuda(unit.source, k.name, options);
-            if (!r.ok) {
-                std::fprintf(stderr, "tilec: error: NVRTC could not compile %s for %s:\n%s\n", k.name.c_str(),
-                             cl.arch.c_str(), r.log.c_str());
-                return ExitRuntimeError;
-            }
-            if (kind == "ptx") {
-                std::printf("// %s: %d registers, %d bytes spilled (stores), %d (loads)\n%s", k.name.c_str(),
-                            r.registers, r.spillStoreBytes, r.spillLoadBytes, r.ptx.c_str());
-                continue;
-            }
-            std::string reason;
-            auto sass = gpu::disassembleSass(r.cubin, &reason);
-            if (!sass) {
-                std::fprintf(stderr,
-                             "tilec: error: no SASS disassembler: %s (install the CUDA toolkit's nvdisasm or "
-                             "cuobjdump; `tilec emit ptx` works without them)\n",
-                             reason.c_str());
-                return ExitRuntimeError;
-            }
-            std::printf("%s", sass->c_str());
-        }
+    codegen::GeneratedMachineCode code = codegen::compileGeneratedCuda(cuda, cl.arch, kind == "sass");
+    if (!code.ptxOk) {
+        std::fprintf(stderr, "tilec: error: %s\n", code.ptxMessage.c_str());
+        return ExitRuntimeError;
+    }
+    if (kind == "ptx") {
+        std::printf("%s", code.ptx.c_str());
+        return ExitOk;
+    }
+    if (!code.sassOk) {
+        std::fprintf(stderr, "tilec: error: %s\n", code.sassMessage.c_str());
+        return ExitRuntimeError;
+    }
+    std::printf("%s", code.sass.c_str());
     return ExitOk;
 }
 
 int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan) {
     return emitCode(cl, result, plan, "cuda");
+}
+
+int printPassSnapshots(const CompileResult& result) {
+    for (const PassSnapshot& s : passSnapshots(result, result.plan.get())) {
+        std::printf("==== %s: %s%s\n", s.pass.c_str(), s.summary.c_str(), s.ran ? "" : " (did not run)");
+        std::printf("%s\n", s.text.c_str());
+    }
+    return result.ok() ? ExitOk : ExitCompileError;
 }
 
 } // namespace tb::tilec

@@ -18,3 +18,11 @@ int emitCode(const CommandLine& cl, const CompileResult& result, const layout::L
 int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan);
 
 } // namespace tb::tilec
+
+namespace tb::tilec {
+
+// `tilec passes FILE`: every pass's snapshot (engine/pipeline/PassSnapshots.h), headed "==== NAME: SUMMARY".
+// Returns ExitCompileError when the program has errors (the snapshots up to the failing pass still print).
+int printPassSnapshots(const CompileResult& result);
+
+} // namespace tb::tilec

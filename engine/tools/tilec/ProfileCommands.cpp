@@ -9,6 +9,8 @@
 #include "engine/profile/CubinLineTable.h"
 #include "engine/profile/CudaBenchSpec.h"
 #include "engine/profile/ProfileReport.h"
+#include "engine/profile/ProgramProfiler.h"
+#include "engine/profile/ProgramSweep.h"
 #include "engine/profile/SweepSpec.h"
 #include "engine/run/GpuRun.h"
 #include "engine/support/Json.h"
@@ -183,9 +185,8 @@ bool prepare(const Options& o, const std::vector<std::pair<std::string, std::str
         return false;
     }
     if (o.file.size() < 3 || o.file.substr(o.file.size() - 3) != ".cu") {
-        p.error = "'" + o.file +
-                  "' is not a .cu file: sweep takes hand-written .cu files with // tilebench-* directives "
-                  "(bench and profile also take .py tile programs)";
+        p.error =
+            "'" + o.file + "' is neither a .cu file with // tilebench-* directives nor a .py tile program";
         return false;
     }
     DiagnosticEngine diags;
@@ -242,121 +243,22 @@ std::string subjectText(const Options& o, const CudaBenchSpec& spec) {
     return o.file + (params.empty() ? "" : " " + params);
 }
 
-// One kernel to time and report, however it was compiled (a .cu file or a tile program).
-struct BenchTarget {
-    std::string subject, kernel;
-    std::string moduleId = "k";
-    std::string launchFields; // empty: repeat the module's last launch
-    int registers = -1, sharedBytes = -1;
-    WorkCounts work;
-    int gemmM = 0, gemmN = 0, gemmK = 0;
-    std::string noGemmNote; // why --vs cublas has no shape
-    std::string historyFile;
-    std::vector<std::pair<std::string, std::string>> params; // the history key's parameters
-    const std::vector<char>* cubin = nullptr;
-};
-
-// Times one loaded kernel, adds the peers and (profile) counters, records bench history and prints the
-// report. `ceilings` is measured once by the caller. Returns whether the timing worked.
-bool reportKernel(const Options& o, gpu::RunnerClient& client, const std::string& device,
-                  const std::string& arch, const Ceilings& ceilings, const BenchTarget& t,
-                  ProfileReport& report) {
-    report.subject = t.subject;
-    report.kernel = t.kernel;
-    report.device = device;
-    report.registers = t.registers;
-    report.sharedBytes = t.sharedBytes;
-    report.warmup = o.warmup;
-    report.work = t.work;
-    report.ceilings = ceilings;
-    report.timing = timeKernel(client, t.moduleId, t.launchFields, timingRequest(o));
-    finishReport(report);
-
-    std::string error;
-    if (o.vs == "cublas") {
-        PeerComparison peer;
-        peer.name = "cuBLAS fp16 GEMM " + std::to_string(t.gemmM) + "x" + std::to_string(t.gemmN) + "x" +
-                    std::to_string(t.gemmK);
-        if (!t.gemmM) {
-            peer.note = t.noGemmNote;
-        } else {
-            TimingOutcome c = timeCublasGemm(client, t.gemmM, t.gemmN, t.gemmK, timingRequest(o));
-            if (!c.ok) {
-                peer.note = c.error;
-            } else {
-                peer.peerMedianMs = c.summary.medianMs;
-                peer.ratio = report.timing.summary.medianMs > 0
-                                 ? c.summary.medianMs / report.timing.summary.medianMs
-                                 : 0;
-                peer.name += " (" + c.clock + (c.library.empty() ? "" : ", " + c.library) + ")";
-            }
-        }
-        report.peers.push_back(peer);
-    }
-    std::string historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
-    std::string key = historyKey(t.historyFile, t.params, arch);
-    BenchHistory history;
-    bool historyOk = !historyPath.empty() && history.load(historyPath, error);
-    if (!historyPath.empty() && !historyOk)
-        std::fprintf(stderr, "tilec: warning: bench history not used: %s\n", error.c_str());
-    if (o.vs == "previous") {
-        PeerComparison peer;
-        auto previous = historyOk ? history.latest(key) : std::nullopt;
-        if (!previous) {
-            peer.name = "previous run";
-            peer.note = historyPath.empty()
-                            ? "no history file (HOME is not set)"
-                            : "no earlier result for this file and parameters in " + historyPath;
-        } else {
-            BenchComparison c = compareWithPrevious(*previous, report.timing.summary.medianMs,
-                                                    report.timing.summary.spreadPct);
-            peer.name = "previous run (" + previous->timestamp + ")";
-            peer.peerMedianMs = previous->medianMs;
-            peer.ratio = c.ratio;
-            peer.verdict = c.verdict;
-        }
-        report.peers.push_back(peer);
-    }
-    if (o.command == "profile") {
-        report.countersRequested = true;
-        report.counters = collectMetrics(client, t.moduleId, t.launchFields);
-        report.sassRequested = true;
-        report.sass = collectSass(client, t.moduleId, t.launchFields);
-        CubinLineTable lines;
-        if (!t.cubin || !readCubinLineTable(*t.cubin, lines, error)) {
-            report.lineInfoNote = t.cubin ? error : "no cubin";
-        } else {
-            attributeSassRecords(report.sass.records, lines, {});
-            report.cudaLines = totalsByCudaLine(report.sass.records);
-        }
-    }
-    if (o.command == "bench" && report.timing.ok && historyOk) {
-        BenchRecord r;
-        r.key = key;
-        r.file = t.historyFile;
-        r.params = paramsText(t.params);
-        r.device = device;
-        r.timestamp = utcTimestamp();
-        r.clock = report.timing.clock;
-        r.count = report.timing.summary.count;
-        r.medianMs = report.timing.summary.medianMs;
-        r.minMs = report.timing.summary.minMs;
-        r.maxMs = report.timing.summary.maxMs;
-        r.tflops = report.rates.tflops;
-        r.gbps = report.rates.gbps;
-        history.add(r);
-        if (!history.save(historyPath, error))
-            std::fprintf(stderr, "tilec: warning: %s\n", error.c_str());
-    }
-    return report.timing.ok;
+ProgramProfileOptions profileOptions(const Options& o) {
+    ProgramProfileOptions p;
+    p.command = o.command == "profile" ? ProfileCommand::Profile : ProfileCommand::Bench;
+    p.vs = o.vs == "cublas" ? PeerKind::Cublas : o.vs == "previous" ? PeerKind::Previous : PeerKind::None;
+    p.flushL2 = o.flushL2;
+    p.events = o.events;
+    p.warmup = o.warmup;
+    p.repeat = o.repeat;
+    p.ceilings = !o.noCeilings;
+    p.historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
+    return p;
 }
 
-Ceilings sessionCeilings(const Options& o, gpu::RunnerClient& client) {
-    Ceilings ceilings;
-    std::string error;
-    if (!o.noCeilings && !measureCeilings(client, ceilings, error))
-        std::fprintf(stderr, "tilec: warning: ceilings not measured: %s\n", error.c_str());
-    return ceilings;
+void printWarnings(const std::vector<std::string>& warnings) {
+    for (const std::string& w : warnings)
+        std::fprintf(stderr, "tilec: warning: %s\n", w.c_str());
 }
 
 bool isTileProgram(const std::string& file) {
@@ -378,7 +280,7 @@ int benchOrProfile(const Options& o) {
         std::fprintf(stderr, "tilec: error: %s\n", e.c_str());
         return ExitRuntimeError;
     }
-    BenchTarget t;
+    KernelTarget t;
     t.subject = subjectText(o, p.spec);
     t.kernel = p.spec.kernel;
     t.registers = p.compiled.registers;
@@ -391,26 +293,18 @@ int benchOrProfile(const Options& o) {
     t.historyFile = o.file;
     t.params = p.spec.params;
     t.cubin = &p.compiled.cubin;
+    ProgramProfileOptions po = profileOptions(o);
+    std::vector<std::string> warnings;
+    Ceilings ceilings = sessionCeilings(*client, po, warnings);
     ProfileReport report;
-    bool ok = reportKernel(o, *client, device, arch, sessionCeilings(o, *client), t, report);
+    bool ok = profileKernel(*client, t, po, device, arch, ceilings, report, warnings);
+    printWarnings(warnings);
     std::printf("%s", o.json ? (formatReportJson(report) + "\n").c_str() : formatReportText(report).c_str());
     return ok ? ExitOk : ExitRuntimeError;
 }
 
-// An integer jit parameter of the specialization, 0 when absent or not an integer.
-int64_t intParam(const ir::Module& module, const std::string& name) {
-    for (const ir::SpecializationParam& sp : module.specialization)
-        if (sp.name == name && std::holds_alternative<int64_t>(sp.value))
-            return std::get<int64_t>(sp.value);
-    return 0;
-}
-
-// Parameters of a correctness check small enough for the CPU executor to finish in seconds.
-constexpr int64_t kCheckMaxBytes = int64_t(4) << 20;
-constexpr double kCheckMaxFlops = double(int64_t(1) << 28); // 2 * 512^3
-
-// tilec bench/profile on a tile program: compile with the -p overrides, plan for the portable path,
-// generate CUDA, compile, load every kernel in the runner with device-filled inputs and time each one.
+// tilec bench/profile on a tile program: compile with the -p overrides, then profileProgram (plan for the
+// portable path, generate CUDA, compile, load every kernel with device-filled inputs, time each one).
 int benchTileProgram(const Options& o) {
     std::string text;
     if (!readTextFile(o.file, text)) {
@@ -425,134 +319,58 @@ int benchTileProgram(const Options& o) {
         std::fprintf(stderr, "tilec: error: %s did not compile\n", o.file.c_str());
         return ExitCompileError;
     }
-    const ir::Module& module = *result->module;
     std::string device;
     auto client = startRunner(o, device);
     if (!client)
         return ExitRuntimeError;
-    std::string arch = deviceArch(device);
-    run::GpuLaunchOptions lo;
-    lo.arch = arch;
-    lo.prefix = "bench_";
-    run::GpuLaunchSetup setup = run::setUpForLaunches(*result, *result->plan, *client, lo);
-    std::string diags = formatDiagnostics(result->sources, setup.diagnostics);
+    ProgramProfileOptions po = profileOptions(o);
+    ProgramProfileReport report = profileProgram(*result, *result->plan, *client, po, o.file);
+    std::string diags = formatDiagnostics(result->sources, report.diagnostics);
     if (!diags.empty())
         std::fprintf(stderr, "%s", diags.c_str());
-    if (!setup.ok) {
-        std::fprintf(stderr, "tilec: error: %s failed: %s\n", run::gpuRunStageName(setup.stage),
-                     setup.message.c_str());
-        return setup.stage == run::GpuRunStage::Compile || setup.stage == run::GpuRunStage::Codegen ||
-                       setup.stage == run::GpuRunStage::Plan
-                   ? ExitCompileError
-                   : ExitRuntimeError;
+    printWarnings(report.warnings);
+    if (report.kernels.empty() && !report.ok) {
+        std::fprintf(stderr, "tilec: error: %s\n", report.error.c_str());
+        return report.compileError ? ExitCompileError : ExitRuntimeError;
     }
+    std::printf("%s", o.json ? (formatProgramReportJson(report) + "\n").c_str()
+                             : formatProgramReportText(report).c_str());
+    return !report.ok || report.checkFailed ? ExitRuntimeError
+           : report.wrongResults            ? ExitWrongResult
+                                            : ExitOk;
+}
 
-    // Work: 2*M*N*K when the program has a T.gemm and integer jit parameters M, N, K; bytes of every
-    // tensor parameter (each read or written once: the DRAM traffic floor).
-    bool hasGemm = false;
-    for (const auto& k : result->plan->kernels)
-        hasGemm = hasGemm || !k.gemms.empty();
-    int64_t m = intParam(module, "M"), n = intParam(module, "N"), k = intParam(module, "K");
-    bool gemmShape = hasGemm && m > 0 && n > 0 && k > 0 && m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX;
-    WorkCounts work;
-    work.flops = gemmShape ? 2.0 * double(m) * double(n) * double(k) : 0;
-    int64_t totalBytes = 0;
-    for (int64_t b : setup.paramBytes)
-        totalBytes += b;
-    work.bytes = double(totalBytes);
-
-    std::vector<std::pair<std::string, std::string>> params;
-    for (const ir::SpecializationParam& sp : module.specialization)
-        params.emplace_back(sp.name, sp.text);
-    std::sort(params.begin(), params.end());
-    std::string subject = o.file + (params.empty() ? "" : " " + paramsText(params));
-
-    // Correctness: once, against the CPU executor, when that finishes quickly.
-    std::string check;
-    bool wrong = false, checkFailed = false;
-    if (o.fake) {
-        check = "not checked (simulated runner)";
-    } else if (totalBytes > kCheckMaxBytes || work.flops > kCheckMaxFlops) {
-        check =
-            "not checked (" + std::to_string(totalBytes >> 10) +
-            " KiB of parameters is too much for the CPU executor; tilec run --gpu checks smaller -p values)";
-    } else {
-        run::GpuRunOptions ro;
-        ro.client = client.get();
-        ro.arch = arch;
-        run::GpuRunResult r = run::runOnGpu(*result, *result->plan, ro);
-        if (!r.ran) {
-            check = "not checked (the check run failed at " + std::string(run::gpuRunStageName(r.stage)) +
-                    ": " + r.message + ")";
-            checkFailed = true;
-        } else {
-            double maxAbs = 0;
-            for (const run::GpuOutputCheck& c : r.outputs)
-                maxAbs = std::max(maxAbs, c.comparison.maxAbsError);
-            char buffer[96];
-            std::snprintf(buffer, sizeof buffer, " (max abs err %.3g)", maxAbs);
-            check = std::string(r.matches ? "correct against the CPU reference executor"
-                                          : "WRONG RESULTS against the CPU reference executor") +
-                    buffer;
-            wrong = !r.matches;
-        }
+// tilec sweep on a tile program: each combination compiled as its own variant and timed.
+int sweepTileProgram(const Options& o, const std::vector<SweepAxis>& axes) {
+    std::string text;
+    if (!readTextFile(o.file, text)) {
+        std::fprintf(stderr, "tilec: error: cannot read '%s'\n", o.file.c_str());
+        return ExitRuntimeError;
     }
-
-    Ceilings ceilings = sessionCeilings(o, *client);
-    bool single = setup.kernels.size() == 1;
-    bool ok = true;
-    double totalMs = 0;
-    std::vector<std::string> reports; // JSON documents, one per kernel
-    for (size_t i = 0; i < setup.kernels.size(); ++i) {
-        const run::GpuKernelReport& kr = setup.kernels[i];
-        BenchTarget t;
-        t.subject = subject;
-        t.kernel = kr.name;
-        t.moduleId = setup.moduleIds[i];
-        t.launchFields = setup.launchFields[i];
-        t.registers = kr.registers;
-        t.sharedBytes = int(kr.dynamicSharedBytes);
-        if (single)
-            t.work = work;
-        if (single && gemmShape) {
-            t.gemmM = int(m);
-            t.gemmN = int(n);
-            t.gemmK = int(k);
-        }
-        t.noGemmNote = !hasGemm  ? "the program has no T.gemm"
-                       : !single ? "the program has " + std::to_string(setup.kernels.size()) +
-                                       " kernels; compare their total by hand"
-                                 : "the program has no integer jit parameters M, N and K";
-        t.historyFile = single ? o.file : o.file + "#" + kr.name;
-        t.params = params;
-        t.cubin = &setup.cubins[i];
-        ProfileReport report;
-        ok = reportKernel(o, *client, device, arch, ceilings, t, report) && ok;
-        totalMs += report.timing.summary.medianMs;
-        if (o.json)
-            reports.push_back(formatReportJson(report));
-        else
-            std::printf("%s", formatReportText(report).c_str());
+    std::string device;
+    auto client = startRunner(o, device);
+    if (!client)
+        return ExitRuntimeError;
+    ProgramSweepOptions so;
+    so.timing = profileOptions(o);
+    so.baseOverrides = o.params;
+    ProgramSweepReport report = sweepProgram(
+        o.file, text, axes, *client, so, [](size_t index, size_t total, const std::string& params) {
+            std::fprintf(stderr, "\r[%zu/%zu] %-60s", index + 1, total, params.c_str());
+            std::fflush(stderr);
+            return true;
+        });
+    std::fprintf(stderr, "\r%-80s\r", "");
+    if (!report.ok) {
+        std::fprintf(stderr, "tilec: error: %s\n", report.error.c_str());
+        return ExitRuntimeError;
     }
-    if (o.json) {
-        JsonWriter w;
-        w.beginObject().field("file", o.file).field("correctness", check).field("totalMedianMs", totalMs);
-        w.key("reports").beginArray();
-        for (const std::string& r : reports)
-            w.raw(r);
-        w.endArray().endObject();
-        std::printf("%s\n", w.str().c_str());
-    } else {
-        if (!single)
-            std::printf("all %zu kernels: %s (sum of medians)\n", setup.kernels.size(),
-                        formatDuration(totalMs).c_str());
-        std::printf("correctness: %s\n", check.c_str());
-    }
-    for (const std::string& id : setup.moduleIds)
-        client->request("unload " + id);
-    for (const std::string& b : setup.bufferNames)
-        client->request("free " + b);
-    return !ok || checkFailed ? ExitRuntimeError : wrong ? ExitWrongResult : ExitOk;
+    for (const SweepVariant& v : report.variants)
+        if (!v.ran() && !v.formattedDiagnostics.empty())
+            std::fprintf(stderr, "%s:\n%s", v.paramsText.c_str(), v.formattedDiagnostics.c_str());
+    std::printf("%s",
+                o.json ? (formatSweepJson(report) + "\n").c_str() : formatSweepText(report, so).c_str());
+    return report.ranCount() > 0 ? ExitOk : ExitRuntimeError;
 }
 
 int sweep(const Options& o) {
@@ -574,6 +392,8 @@ int sweep(const Options& o) {
             std::fprintf(stderr, "tilec: error: sweep needs at least one -p NAME=VALUES\n");
         return ExitUsage;
     }
+    if (isTileProgram(o.file))
+        return sweepTileProgram(o, axes);
     std::string device;
     auto client = startRunner(o, device);
     if (!client)
@@ -654,11 +474,13 @@ std::string profileUsageText() {
        tilec sweep FILE -p NAME=VALUES... [options]
 
 Runs a kernel on the GPU through tilebench-runner. FILE is a .cu file with // tilebench-* directives
-(docs/profiling.md) or, for bench and profile, a .py tile program: compiled with the -p jit parameter
+(docs/profiling.md) or a .py tile program: compiled with the -p jit parameter
 overrides for the portable CUDA path, inputs filled on the device, each kernel timed, and checked once
 against the CPU executor when the problem is small. bench times it (CUPTI kernel records) and derives TFLOP/s and GB/s against the
 measured ceilings; profile adds Range Profiler counters and per-line SASS shared-memory wavefronts;
-sweep times every combination of -p NAME=1..4 / NAME=64,128 values.
+sweep times every combination of -p NAME=1..4 / NAME=64,128 values (a tile program: each combination
+compiled as its own variant; one that does not compile, e.g. over the shared-memory budget, is a row
+with its diagnostic).
 
 options:
   --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape (tile programs: the jit

@@ -2,9 +2,10 @@
 // tilebench-runner and report its time (CUPTI kernel records), derived TFLOP/s and GB/s against the
 // session's measured ceilings, Range Profiler counters, per-line SASS shared-memory wavefronts, a cuBLAS or
 // previous-run comparison, or a parameter sweep table. Subjects are hand-written CUDA files with
-// `// tilebench-*` directives (engine/profile/CudaBenchSpec.h) or, for bench and profile, .py tile programs
-// (compiled with the -p overrides for the portable CUDA path and set up by run::setUpForLaunches; FLOPs
-// from the jit parameters M, N, K of a program with a T.gemm). See docs/profiling.md.
+// `// tilebench-*` directives (engine/profile/CudaBenchSpec.h) or .py tile programs (bench/profile through
+// engine/profile/ProgramProfiler.h, sweep through ProgramSweep.h: compiled with the -p overrides for the
+// portable CUDA path; FLOPs from the jit parameters M, N, K of a program with a T.gemm). See
+// docs/profiling.md.
 //
 //   tilec bench FILE [-p NAME=VALUE]... [--vs cublas|previous] [--json] [common options]
 //   tilec profile FILE [-p NAME=VALUE]... [--json] [common options]

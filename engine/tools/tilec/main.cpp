@@ -99,6 +99,10 @@ int runCompileCommand(const CommandLine& cl) {
     if (cl.showTimings)
         printTimings(*result);
 
+    if (cl.command == "passes") {
+        printDiagnostics(*result, false);
+        return printPassSnapshots(*result);
+    }
     if (cl.command == "ast") {
         printDiagnostics(*result, false);
         std::printf("%s", ast::dumpModule(result->ast).c_str());
@@ -189,13 +193,13 @@ int main(int argc, char** argv) {
         std::printf("tilec (TileBench) 0.1.0\n");
         return ExitOk;
     }
-    if (cl->command == "passes")
+    if (cl->command == "passes" && cl->file.empty())
         return listPasses();
     if (cl->command == "samples")
         return listSampleFiles();
     if (cl->command == "check" || cl->command == "ir" || cl->command == "params" || cl->command == "ast" ||
         cl->command == "run" || cl->command == "layouts" || cl->command == "plan" || cl->command == "banks" ||
-        cl->command == "emit") {
+        cl->command == "emit" || cl->command == "passes") {
         if (cl->file.empty()) {
             std::fprintf(stderr, "tilec: error: '%s' needs a FILE\n", cl->command.c_str());
             return ExitUsage;

@@ -144,10 +144,52 @@ TEST(ProfileCli, TileProgramErrors) {
         tilec("bench " + sample + " -p block_K=4096 --fake --no-ceilings --history /dev/null/x"));
     EXPECT_EQ(bad.exitCode, 1) << bad.output;
     EXPECT_NE(bad.output.find("did not compile"), std::string::npos) << bad.output;
-    // sweep still takes only .cu files, and says so.
+    // sweep takes .cu files and .py tile programs, nothing else.
+    std::string other = test::freshTempDir("cli-sweep") + "/kernel.txt";
+    FILE* f = std::fopen(other.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("x\n", f);
+    std::fclose(f);
     test::CommandResult sweep =
-        test::runCommand(tilec("sweep " + sample + " -p M=128,256 --fake --no-ceilings"));
-    EXPECT_NE(sweep.output.find("is not a .cu file"), std::string::npos) << sweep.output;
+        test::runCommand(tilec("sweep " + other + " -p M=128,256 --fake --no-ceilings"));
+    EXPECT_NE(sweep.output.find("is neither a .cu file"), std::string::npos) << sweep.output;
+}
+
+// tilec sweep FILE.py: each variant compiled with its -p values; a progress line, a table in axis order,
+// and a variant over the shared-memory budget as a row with its diagnostic.
+TEST(ProfileCli, SweepTileProgram) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/03_gemm_transpose.py";
+    test::CommandResult r = test::runCommand(tilec("sweep " + sample +
+                                                   " -p M=256 -p N=256 -p K=512 -p block_K=32,256 "
+                                                   "-p num_stages=1..2 --fake --no-ceilings --repeat 3"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("[4/4]"), std::string::npos) << r.output;
+    size_t last = 0;
+    for (const char* row : {"M=256 N=256 K=512 block_K=32 num_stages=1 ", "block_K=32 num_stages=2 ",
+                            "block_K=256 num_stages=1 ", "block_K=256 num_stages=2 "}) {
+        size_t at = r.output.find(row, last);
+        EXPECT_NE(at, std::string::npos) << row << "\n" << r.output;
+        last = at == std::string::npos ? last : at;
+    }
+    EXPECT_NE(r.output.find("compile error: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[shared-memory-over-limit]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("ran (correctness not checked in a sweep)"), std::string::npos) << r.output;
+    test::CommandResult json = test::runCommand(tilec(
+        "sweep " + sample + " -p M=256 -p N=256 -p K=256 -p num_stages=1..2 --fake --no-ceilings --json"));
+    EXPECT_EQ(json.exitCode, 0) << json.output;
+    EXPECT_NE(json.output.find("\"status\": \"ran\""), std::string::npos) << json.output;
+}
+
+// tilec profile FILE.py places the SASS records on tile-program lines (the generated unit's line map).
+TEST(ProfileCli, ProfileTileProgramHasTileLines) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/03_gemm_transpose.py";
+    test::CommandResult r = test::runCommand(
+        tilec("profile " + sample + " -p M=256 -p N=256 -p K=256 --fake-cupti=available --no-ceilings"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("shared memory by tile-program line"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("shared memory by CUDA line"), std::string::npos) << r.output;
 }
 
 TEST(ProfileCli, UsageErrors) {

@@ -1,0 +1,163 @@
+// How long the user waits after an edit, measured on the GEMM sample:
+//   1. NVRTC: the generated CUDA of samples/02_gemm_relu.py compiled to a cubin for sm_90a with line info
+//      (the compile cache bypassed, so every run compiles), against the 150 ms budget;
+//   2. edit to result: a new program text (the sample with an edit) through the whole path the app takes
+//      on a keystroke plus Run: parse, elaborate, check, layout passes, bank analysis, CUDA generation,
+//      NVRTC (no cache), module load, input upload, launch and download of C in the runner, at
+//      M = N = K = 1024, against the 400 ms budget. The CPU oracle is not part of it (a 1024^3 GEMM on
+//      the CPU executor takes seconds; `tilec run --gpu` checks correctness separately); its time is
+//      printed on its own when --check is given.
+// Medians of N runs; prints ratios against the budgets. A benchmark, not a test: it never fails on timing.
+// Without a GPU part 2 reports why it was skipped.
+#include "engine/catalog/SampleCatalog.h"
+#include "engine/codegen/CudaCodegen.h"
+#include "engine/gpu/Nvrtc.h"
+#include "engine/gpu/RunnerClient.h"
+#include "engine/pipeline/Pipeline.h"
+#include "engine/run/GpuRun.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+tb::CompileOptions optionsFor(int64_t size) {
+    tb::CompileOptions options;
+    for (const char* name : {"M", "N", "K"})
+        options.elaborate.overrides.emplace_back(name, std::to_string(size));
+    return options;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int runs = 10;
+    bool check = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0)
+            check = true;
+        else
+            runs = std::max(1, std::atoi(argv[i]));
+    }
+    auto sample = tb::findSample("02_gemm_relu");
+    std::string text;
+    if (!sample || !tb::readTextFile(sample->path, text)) {
+        std::fprintf(stderr, "bench_edit: samples/02_gemm_relu.py not found\n");
+        return 1;
+    }
+
+    // 1. NVRTC compile of the generated CUDA.
+    auto compiled = tb::compileTileProgram(sample->path, text, optionsFor(1024));
+    if (!compiled->ok() || !compiled->plan) {
+        std::fprintf(stderr, "%s", compiled->formattedDiagnostics().c_str());
+        return 1;
+    }
+    tb::DiagnosticEngine diagnostics;
+    tb::layout::LayoutPlan plan = tb::run::portablePlan(*compiled, *compiled->plan, diagnostics);
+    tb::codegen::CudaKernelSource cuda =
+        tb::codegen::generateCuda(*compiled->module, plan, plan.target, diagnostics, &compiled->sources);
+    if (!cuda.ok || cuda.units.empty() || cuda.units[0].kernels.empty()) {
+        std::fprintf(stderr, "bench_edit: no kernel generated\n");
+        return 1;
+    }
+    const tb::codegen::GeneratedUnit& unit = cuda.units[0];
+    std::vector<double> nvrtcMs;
+    int registers = -1;
+    for (int i = 0; i < runs; ++i) {
+        tb::gpu::CudaCompileOptions co;
+        co.arch = "sm_90a";
+        co.lineInfo = true;
+        co.useCache = false;
+        auto start = std::chrono::steady_clock::now();
+        tb::gpu::CudaCompileResult r = tb::gpu::compileCuda(unit.source, unit.kernels[0].name, co);
+        double ms = msSince(start);
+        if (!r.ok) {
+            std::printf("nvrtc: unavailable: %s\n", r.log.substr(0, 200).c_str());
+            break;
+        }
+        registers = r.registers;
+        nvrtcMs.push_back(ms);
+    }
+    if (!nvrtcMs.empty()) {
+        double m = median(nvrtcMs);
+        std::printf(
+            "NVRTC compile of 02_gemm_relu (sm_90a, line info, no cache, %zu bytes of CUDA, %d registers): "
+            "median %.1f ms of %zu (min %.1f, max %.1f); budget 150 ms: %.2f of budget\n",
+            unit.source.size(), registers, m, nvrtcMs.size(),
+            *std::min_element(nvrtcMs.begin(), nvrtcMs.end()),
+            *std::max_element(nvrtcMs.begin(), nvrtcMs.end()), m / 150.0);
+    }
+
+    // 2. Edit to result through the runner.
+    tb::gpu::RunnerOptions ro;
+    ro.executable = tb::gpu::defaultRunnerPath();
+    tb::gpu::RunnerClient client(ro);
+    std::string error;
+    if (ro.executable.empty() || !client.start(&error)) {
+        std::printf("edit to result: skipped: no runner (%s)\n",
+                    error.empty() ? "tilebench-runner not found" : error.c_str());
+        return 0;
+    }
+    std::vector<double> totalMs, frontMs, gpuMs;
+    std::string device;
+    for (int i = 0; i <= runs; ++i) { // run 0 warms the runner (first context creation) and is not counted
+        // The edit: a changed line, as a keystroke in the editor makes it.
+        std::string edited = text + "\n# edit " + std::to_string(i) + "\n";
+        auto start = std::chrono::steady_clock::now();
+        auto result = tb::compileTileProgram(sample->path, edited, optionsFor(1024));
+        if (!result->ok() || !result->plan) {
+            std::fprintf(stderr, "%s", result->formattedDiagnostics().c_str());
+            return 1;
+        }
+        double front = msSince(start);
+        tb::run::GpuRunOptions go;
+        go.client = &client;
+        go.compare = false;
+        go.useCompileCache = false;
+        go.arch = "sm_90a";
+        tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
+        double total = msSince(start);
+        if (!run.ran) {
+            std::printf("edit to result: skipped: %s (stage %s)\n", run.message.c_str(),
+                        tb::run::gpuRunStageName(run.stage));
+            return 0;
+        }
+        device = run.device;
+        if (i == 0)
+            continue;
+        totalMs.push_back(total);
+        frontMs.push_back(front);
+        gpuMs.push_back(total - front);
+    }
+    double m = median(totalMs);
+    std::printf(
+        "edit to result, 02_gemm_relu M=N=K=1024 on %s: median %.1f ms of %zu (front end + layouts %.1f "
+        "ms, CUDA + NVRTC + runner %.1f ms); budget 400 ms: %.2f of budget\n",
+        device.c_str(), m, totalMs.size(), median(frontMs), median(gpuMs), m / 400.0);
+    if (check) {
+        auto result = tb::compileTileProgram(sample->path, text, optionsFor(1024));
+        tb::run::GpuRunOptions go;
+        go.client = &client;
+        auto start = std::chrono::steady_clock::now();
+        tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
+        std::printf("with the CPU oracle check: %.1f ms (oracle %.1f ms), %s\n", msSince(start),
+                    run.oracleSeconds * 1e3, run.ok() ? "correct" : run.message.c_str());
+    }
+    return 0;
+}

@@ -1,0 +1,225 @@
+// The Run panel driven as a user would, against the REAL tilebench-runner binary in `--fake
+// --fake-cupti=available` mode (simulated device: launches do nothing, CUPTI numbers are fixed): pick the
+// device, Run (the outputs stay zero, and the panel says so with the errors and the first mismatch), Bench
+// (median, history entry), Profile (metrics table, measured bank columns), Sweep (measured sweep points),
+// the diff of two history entries; then a runner that is not there, and a runner that finds no GPU (the
+// CPU reference run still works). TILEBENCH_SCREENSHOT_DIR=<dir> also saves the panel and bank view.
+#include "app/MainWindow.h"
+#include "engine/gpu/CudaDriver.h"
+#include "engine/profile/MetricCatalog.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <gtest/gtest.h>
+
+namespace tb::app {
+
+namespace {
+
+struct RunPanelFixture : ::testing::Test {
+    QTemporaryDir recoveryDir;
+    std::unique_ptr<MainWindow> window;
+    RunPanel* panel = nullptr;
+    void SetUp() override {
+        window = std::make_unique<MainWindow>(Recovery(recoveryDir.path()));
+        window->show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+        panel = window->runPanel();
+        ASSERT_NE(panel, nullptr);
+    }
+    void click(const QString& name) {
+        QPushButton* b = panel->button(name);
+        ASSERT_NE(b, nullptr) << name.toStdString();
+        ASSERT_TRUE(b->isEnabled()) << name.toStdString();
+        QTest::mouseClick(b, Qt::LeftButton);
+    }
+    QString output() const { return panel->output()->toPlainText(); }
+};
+
+QStringList fakeArguments() {
+    return {"--fake", "--fake-cupti=available"};
+}
+
+} // namespace
+
+TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
+    ASSERT_TRUE(window->openSample("gemm_transpose"));
+    // Small shapes keep the CPU oracle of the correctness run short.
+    window->setOverride("M", "128");
+    window->setOverride("N", "128");
+    window->setOverride("K", "128");
+    ASSERT_TRUE(window->compileNow());
+    panel->setRunner(TILEBENCH_RUNNER_PATH, fakeArguments());
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    ASSERT_TRUE(panel->hasGpu()) << panel->gpuLabel()->text().toStdString();
+    EXPECT_TRUE(panel->devicePicker()->currentText().startsWith("GPU 0: "))
+        << panel->devicePicker()->currentText().toStdString();
+    EXPECT_TRUE(panel->devicePicker()->currentText().contains("simulated"));
+
+    // Run: the fake's launches do nothing, so C stays zero; the panel reports the mismatch honestly.
+    click("run");
+    EXPECT_TRUE(panel->busy());
+    ASSERT_TRUE(panel->waitForIdle(180000));
+    QString out = output();
+    EXPECT_TRUE(out.startsWith("WRONG RESULTS on the GPU (max abs err ")) << out.toStdString();
+    EXPECT_TRUE(out.contains("MISMATCH")) << out.toStdString();
+    EXPECT_TRUE(out.contains("max rel err")) << out.toStdString();
+    EXPECT_TRUE(out.contains("first mismatch [")) << out.toStdString();
+    EXPECT_TRUE(out.contains("got 0, expected")) << out.toStdString();
+    EXPECT_TRUE(out.contains("simulated")) << out.toStdString();
+    ASSERT_EQ(panel->historyModel().size(), 1u);
+    const views::RunRecord& run = panel->historyModel().records().back();
+    EXPECT_EQ(run.kind, views::RunKind::GpuRun);
+    EXPECT_FALSE(run.ok);
+    ASSERT_TRUE(run.maxAbsError.has_value());
+    EXPECT_GT(*run.maxAbsError, 0);
+    EXPECT_EQ(run.params.at("M"), "128");
+
+    // Bench: the fake CUPTI's samples are 10.0, 10.1, ... 10.4 us: median 10.2 us, spread 0.4 / 10.2.
+    click("bench");
+    ASSERT_TRUE(panel->waitForIdle(120000));
+    out = output();
+    EXPECT_TRUE(out.startsWith("bench: median 10.20 us, spread 3.9%")) << out.toStdString();
+    EXPECT_TRUE(out.contains("TFLOP/s")) << out.toStdString();
+    EXPECT_TRUE(out.contains("x the speed of cuBLAS")) << out.toStdString();
+    EXPECT_TRUE(out.contains("SIMULATED")) << out.toStdString();
+    ASSERT_EQ(panel->historyModel().size(), 2u);
+    const views::RunRecord& bench = panel->historyModel().records().back();
+    EXPECT_EQ(bench.kind, views::RunKind::Bench);
+    ASSERT_TRUE(bench.medianMs.has_value());
+    EXPECT_NEAR(*bench.medianMs, 0.0102, 1e-9);
+    EXPECT_EQ(panel->history()->count(), 2);
+    EXPECT_TRUE(panel->history()->item(0)->text().contains("bench"))
+        << panel->history()->item(0)->text().toStdString();
+
+    // Profile: the metrics table has the Range Profiler's default set; the bank view gains measured columns.
+    EXPECT_FALSE(window->canvases().bankModel().measured);
+    click("profile");
+    ASSERT_TRUE(panel->waitForIdle(120000));
+    EXPECT_EQ(panel->metricsTable()->rowCount(), int(profile::defaultRangeMetrics().size()))
+        << output().toStdString();
+    bool sawDuration = false;
+    for (int r = 0; r < panel->metricsTable()->rowCount(); ++r)
+        if (panel->metricsTable()->item(r, 1)->text() == "gpu__time_duration.sum") {
+            sawDuration = true;
+            EXPECT_EQ(panel->metricsTable()->item(r, 2)->text(), "10000");
+        }
+    EXPECT_TRUE(sawDuration);
+    const views::BankConflictViewModel& bank = window->canvases().bankModel();
+    EXPECT_TRUE(bank.measured) << output().toStdString();
+    EXPECT_FALSE(bank.measuredLines.empty());
+    int measuredRows = 0;
+    for (const views::BankAccessRow& r : bank.rows)
+        measuredRows += r.measuredWavefronts.has_value();
+    EXPECT_GT(measuredRows, 0);
+    EXPECT_NE(bank.measuredNote.find("SIMULATED"), std::string::npos) << bank.measuredNote;
+    ASSERT_EQ(panel->historyModel().size(), 3u);
+    EXPECT_FALSE(panel->historyModel().records().back().metrics.empty());
+
+    // Two entries selected: their diff (bench -> profile: same parameters, same fake median).
+    int benchId = panel->historyModel().records()[1].id, profileId = panel->historyModel().records()[2].id;
+    panel->selectHistory({profileId, benchId});
+    QString diff = panel->diffView()->toPlainText();
+    EXPECT_TRUE(diff.startsWith(QString("diff #%1").arg(benchId))) << diff.toStdString();
+    EXPECT_TRUE(diff.contains("parameters: unchanged")) << diff.toStdString();
+    EXPECT_TRUE(diff.contains("ratio 1.000 (same)")) << diff.toStdString();
+    EXPECT_TRUE(diff.contains("different kinds: bench vs profile")) << diff.toStdString();
+    EXPECT_TRUE(diff.contains("gpu__time_duration.sum: - -> 10000")) << diff.toStdString();
+
+    if (QString dir = qEnvironmentVariable("TILEBENCH_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        // Floated and enlarged so the report, the metrics and the diff are readable in the picture.
+        QDockWidget* runDock = window->dock("runDock");
+        ASSERT_NE(runDock, nullptr);
+        runDock->setFloating(true);
+        runDock->resize(1000, 900);
+        QTest::qWait(400);
+        EXPECT_TRUE(panel->grab().save(dir + "/run.png"));
+        runDock->setFloating(false);
+        if (QDockWidget* d = window->dock("bankDock")) {
+            d->show();
+            d->raise();
+            QTest::qWait(500);
+            EXPECT_TRUE(window->canvases().bankCanvas()->renderImage().save(dir + "/bank-measured.png"));
+        }
+    }
+
+    // Sweep: num_stages 1..4, each compiled and timed; the sweep plot gets measured points.
+    click("sweep");
+    ASSERT_TRUE(panel->waitForIdle(300000));
+    out = output();
+    EXPECT_TRUE(out.contains("num_stages=4")) << out.toStdString();
+    const views::SweepPlotModel& sweep = window->canvases().sweepModel();
+    ASSERT_TRUE(views::hasMeasurements(sweep)) << out.toStdString();
+    for (int64_t stages = 1; stages <= 4; ++stages) {
+        auto it = std::find_if(sweep.points.begin(), sweep.points.end(),
+                               [&](const views::SweepPoint& p) { return p.value == stages; });
+        ASSERT_NE(it, sweep.points.end());
+        EXPECT_TRUE(it->milliseconds.has_value() || !it->measuredStatus.empty()) << stages;
+    }
+    EXPECT_EQ(panel->historyModel().records().back().kind, views::RunKind::Sweep);
+    if (QString dir = qEnvironmentVariable("TILEBENCH_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        if (QDockWidget* d = window->dock("sweepDock")) {
+            d->show();
+            d->raise();
+            QTest::qWait(500);
+            EXPECT_TRUE(window->canvases().sweepCanvas()->renderImage().save(dir + "/sweep-measured.png"));
+        }
+    }
+}
+
+TEST_F(RunPanelFixture, NoRunnerExplainsItselfAndTheCpuRunWorks) {
+    ASSERT_TRUE(window->openSample("elementwise_add"));
+    window->setOverride("M", "64");
+    window->setOverride("N", "64");
+    ASSERT_TRUE(window->compileNow());
+    panel->setRunner("/nonexistent/tilebench-runner", {});
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    EXPECT_FALSE(panel->hasGpu());
+    QString label = panel->gpuLabel()->text();
+    EXPECT_TRUE(
+        label.startsWith("no GPU: CPU reference execution (tilebench-runner not available: cannot start "
+                         "/nonexistent/tilebench-runner"))
+        << label.toStdString();
+    click("bench");
+    EXPECT_FALSE(panel->busy());
+    EXPECT_TRUE(output().startsWith("bench needs a GPU and tilebench-runner; none is available here: "
+                                    "tilebench-runner not available"))
+        << output().toStdString();
+    EXPECT_EQ(panel->historyModel().size(), 0u);
+    click("run");
+    ASSERT_TRUE(panel->waitForIdle(60000));
+    EXPECT_TRUE(output().contains("correct against 'elementwise_add'")) << output().toStdString();
+    ASSERT_EQ(panel->historyModel().size(), 1u);
+    EXPECT_EQ(panel->historyModel().records().back().kind, views::RunKind::CpuRun);
+    EXPECT_TRUE(panel->historyModel().records().back().ok);
+}
+
+TEST_F(RunPanelFixture, RunnerWithoutGpuFallsBackToTheCpu) {
+    if (gpu::probeGpus().available)
+        GTEST_SKIP() << "this machine has a GPU: the real runner would find it";
+    ASSERT_TRUE(window->openSample("elementwise_add"));
+    window->setOverride("M", "64");
+    window->setOverride("N", "64");
+    ASSERT_TRUE(window->compileNow());
+    panel->setRunner(TILEBENCH_RUNNER_PATH, {}); // the real runner, not simulated
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    EXPECT_FALSE(panel->hasGpu());
+    QString label = panel->gpuLabel()->text();
+    EXPECT_TRUE(label.startsWith("no GPU: CPU reference execution (")) << label.toStdString();
+    EXPECT_EQ(panel->devicePicker()->currentText(), "no GPU: CPU reference execution");
+    EXPECT_EQ(panel->button("run")->text(), "Run on the CPU");
+    window->runProgram(); // Ctrl+R goes to the panel
+    ASSERT_TRUE(window->waitForRun(60000));
+    EXPECT_TRUE(output().contains("correct against 'elementwise_add'")) << output().toStdString();
+    ASSERT_EQ(window->runHistory()->count(), 1);
+    EXPECT_TRUE(window->runHistory()->item(0)->text().contains("correct"));
+}
+
+} // namespace tb::app
