@@ -3,6 +3,7 @@
 #include "engine/codegen/KernelEmitter.h"
 
 #include "engine/ir/Visitor.h"
+#include "engine/layout/algebra/FragmentTable.h"
 #include "engine/passes/IrQueries.h"
 
 #include <cmath>
@@ -1236,26 +1237,50 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
             compiled.emplace_back(*ie, order);
             ok = ok && compiled.back().valid();
         }
-        if (ok) {
-            CompiledFragment cf(frag);
+        const FragmentLookup* lookup = ok ? fragmentLookup(frag) : nullptr;
+        if (lookup) {
             std::vector<std::optional<int64_t>> values(size_t(map.threads * map.regs));
             bool local = true;
+            const size_t rank = map.shape.size();
+            std::vector<int64_t> p(rank);
             for (int64_t t = 0; t < map.threads && local; ++t)
                 for (int64_t r = 0; r < map.regs; ++r) {
-                    std::vector<int64_t> p = map.point(t, r);
-                    if (p.empty())
+                    int64_t e = map.element[size_t(t * map.regs + r)];
+                    if (e < 0)
                         continue;
-                    std::vector<int64_t> q;
-                    for (auto& c : compiled) {
-                        auto v = c.evaluate(p.data());
-                        q.push_back(v ? *v : -1);
+                    for (size_t d = rank; d-- > 0;) {
+                        p[d] = e % map.shape[d];
+                        e /= map.shape[d];
                     }
-                    auto slot = cf.registerOf(q);
-                    if (!slot || !cf.heldBy(q, t)) {
+                    // The fragment element the access names, then whether thread t holds it, by table.
+                    int64_t linear = 0;
+                    for (size_t d = 0; d < compiled.size() && local; ++d) {
+                        auto v = compiled[d].evaluate(p.data());
+                        if (!v || *v < 0 || *v >= lookup->shape[d])
+                            local = false;
+                        else
+                            linear = linear * lookup->shape[d] + *v;
+                    }
+                    if (!local)
+                        break;
+                    int64_t slot = lookup->registerOf[size_t(linear)];
+                    if (t >= lookup->threads) {
                         local = false;
                         break;
                     }
-                    values[size_t(t * map.regs + r)] = *slot;
+                    const int64_t* held = lookup->element.data() + t * lookup->registers;
+                    if (slot < 0 || held[slot] != linear) {
+                        // A replica-dependent register index: look through this thread's registers.
+                        slot = -1;
+                        for (int64_t k = 0; k < lookup->registers && slot < 0; ++k)
+                            if (held[k] == linear)
+                                slot = k;
+                    }
+                    if (slot < 0) {
+                        local = false;
+                        break;
+                    }
+                    values[size_t(t * map.regs + r)] = slot;
                 }
             if (!local) {
                 error("codegen-fragment-not-local", indices.empty() ? buffer->range : indices[0]->range,
@@ -1338,15 +1363,40 @@ std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v)
 
 // --------------------------------------------------------------------------------- per-thread loops
 
-const ThreadMap* KernelEmitter::threadMapOf(const layout::Fragment& fragment, SourceRange range) {
-    auto built = buildThreadMap(fragment);
-    if (!built) {
-        error("codegen-thread-map", range,
-              "cannot invert the thread map " + fragment.toString() + ": " + built.error().message);
+// Per fragment (by its canonical text): the register every element lives in and which element every
+// (thread, register) slot holds, so an access's locality and register are two table lookups.
+const KernelEmitter::FragmentLookup* KernelEmitter::fragmentLookup(const layout::Fragment& fragment) {
+    std::string key = fragment.toString();
+    auto it = m_fragmentLookups.find(key);
+    if (it != m_fragmentLookups.end())
+        return it->second.ok ? &it->second : nullptr;
+    FragmentLookup& lookup = m_fragmentLookups[key];
+    auto inverse = layout::inverseFragment(fragment);
+    if (!inverse)
         return nullptr;
-    }
-    m_threadMaps.push_back(std::move(built.value()));
-    return &m_threadMaps.back();
+    lookup.shape = fragment.inputShape();
+    lookup.threads = inverse->threads;
+    lookup.registers = inverse->registers;
+    lookup.element = std::move(inverse->element);
+    lookup.registerOf.assign(size_t(layout::shapeSize(lookup.shape)), -1);
+    for (int64_t t = 0; t < lookup.threads; ++t)
+        for (int64_t r = 0; r < lookup.registers; ++r) {
+            int64_t e = lookup.element[size_t(t * lookup.registers + r)];
+            if (e >= 0 && size_t(e) < lookup.registerOf.size())
+                lookup.registerOf[size_t(e)] = r;
+        }
+    lookup.ok = true;
+    return &lookup;
+}
+
+const ThreadMap* KernelEmitter::threadMapOf(const layout::Fragment& fragment, SourceRange range) {
+    if (const ThreadMap* map = cachedThreadMap(fragment))
+        return map;
+    auto built = buildThreadMap(fragment); // again, for the reason
+    error("codegen-thread-map", range,
+          "cannot invert the thread map " + fragment.toString() + ": " +
+              (built ? std::string("unknown failure") : built.error().message));
+    return nullptr;
 }
 
 void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector<const ir::Var*>& vars,

@@ -99,6 +99,16 @@ private:
                       bool guardReplicaStores, int vector = 1, const std::vector<VectorAccess>& accesses = {},
                       bool discoverAccesses = false);
     const ThreadMap* threadMapOf(const layout::Fragment& fragment, SourceRange range);
+    struct FragmentLookup {
+        bool ok = false;
+        std::vector<int64_t> shape;
+        int64_t threads = 0, registers = 0;
+        std::vector<int64_t> element;    // [thread * registers + register] -> linear element, -1 unused
+        std::vector<int64_t> registerOf; // linear element -> its register (the same in every replica)
+    };
+    const FragmentLookup* fragmentLookup(const layout::Fragment& fragment);
+    // A thread map built once per fragment (nullptr when it cannot be inverted; no diagnostic).
+    const ThreadMap* cachedThreadMap(const layout::Fragment& fragment);
 
     // ---- vector accesses and index ranges (VectorizedLoops.cpp) ----
     struct SimtScope;
@@ -164,6 +174,10 @@ private:
         int stages = 1;
         layout::Layout layout;
         bool hasLayout = false;
+        // The layout's offset of every point of its input shape, row-major (filled on first use).
+        mutable std::vector<int64_t> offsets;
+        mutable bool offsetsReady = false;
+        std::optional<int64_t> layoutOffset(const std::vector<int64_t>& point) const;
     };
     std::map<const ir::Buffer*, SharedSlot> m_shared;
     std::map<const ir::Buffer*, int> m_pipelineStages; // buffers multi-versioned by T.Pipelined
@@ -195,6 +209,8 @@ private:
     std::vector<const ir::Var*> m_tileVars;
 
     std::deque<ThreadMap> m_threadMaps;
+    std::map<std::string, const ThreadMap*> m_threadMapCache; // by the fragment's canonical text
+    std::map<std::string, FragmentLookup> m_fragmentLookups;
     std::deque<ir::Var> m_syntheticVars;
     std::vector<ir::StmtPtr> m_syntheticStmts; // keep synthesized statements alive
     int m_uid = 0;

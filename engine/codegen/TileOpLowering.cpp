@@ -198,7 +198,7 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
     int64_t vectorBytes = int64_t(vector) * ir::dtypeBytes(memory.buffer->dtype);
     if (fragSide && vector > 1 && memory.buffer->scope != MemoryScope::Fragment &&
         (vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16)) {
-        auto built = buildThreadMap(map);
+        const ThreadMap* built = cachedThreadMap(map);
         if (built && built->fitted && built->regs % vector == 0 && !(memoryIsDst && built->replicate > 1)) {
             bool contiguous = false;
             if (memory.buffer->scope == MemoryScope::Global) {
@@ -226,7 +226,7 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
             }
             if (contiguous)
                 vectors.push_back({memory.buffer, memoryIsDst ? &store->indices : &load->operands,
-                                   memoryIsDst, internalName(memoryIsDst ? "st" : "ld")});
+                                   memoryIsDst, internalName(memoryIsDst ? "st" : "ld"), s.range});
         }
     }
     emitSimtLoop(map, vars.vars, *body, s.range,
@@ -267,11 +267,11 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     };
     if (!lastNonUnit(src) || !lastNonUnit(dst) || tile.back() % V != 0)
         return false;
-    auto built = buildThreadMap(frag);
+    const ThreadMap* built = cachedThreadMap(frag);
     if (!built || !built->fitted || built->replicate != 1 || built->regs % V != 0 ||
         built->threads > m_threads)
         return false;
-    const ThreadMap& tm = built.value();
+    const ThreadMap& tm = *built;
     size_t rank = tile.size();
     for (int64_t t = 0; t < tm.threads; ++t)
         for (int64_t g = 0; g < tm.regs; g += V) {
@@ -326,12 +326,12 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
                 for (size_t d = r->mins.size() - lr; d < r->mins.size(); ++d)
                     q.push_back(mins[d - (r->mins.size() - lr)] +
                                 (tileDimOf[d] >= 0 ? p0[size_t(tileDimOf[d])] : 0));
-                auto base = l.offset(q);
+                auto base = slot.layoutOffset(q);
                 if (!base || *base % V != 0)
                     return false;
                 for (int64_t e = 1; e < V; ++e) {
                     q.back() += 1;
-                    if (l.offset(q) != *base + e)
+                    if (slot.layoutOffset(q) != *base + e)
                         return false;
                 }
             }

@@ -50,6 +50,37 @@ bool KernelEmitter::provablyWithin(const ExprPtr& min, int64_t extent, const Exp
 
 // ------------------------------------------------------------------------------- vector accesses
 
+std::optional<int64_t> KernelEmitter::SharedSlot::layoutOffset(const std::vector<int64_t>& point) const {
+    if (!offsetsReady) {
+        offsetsReady = true;
+        if (auto table = layout.offsetTable())
+            offsets = std::move(*table);
+    }
+    const std::vector<int64_t>& shape = layout.inputShape();
+    if (point.size() != shape.size() || offsets.empty())
+        return layout.offset(point);
+    int64_t linear = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (point[d] < 0 || point[d] >= shape[d])
+            return std::nullopt;
+        linear = linear * shape[d] + point[d];
+    }
+    if (size_t(linear) >= offsets.size() || offsets[size_t(linear)] < 0)
+        return std::nullopt;
+    return offsets[size_t(linear)];
+}
+
+const ThreadMap* KernelEmitter::cachedThreadMap(const layout::Fragment& fragment) {
+    std::string key = fragment.toString();
+    if (auto it = m_threadMapCache.find(key); it != m_threadMapCache.end())
+        return it->second;
+    auto built = buildThreadMap(fragment);
+    if (!built)
+        return m_threadMapCache[key] = nullptr;
+    m_threadMaps.push_back(std::move(built.value()));
+    return m_threadMapCache[key] = &m_threadMaps.back();
+}
+
 namespace {
 
 // The element offset of a shared buffer point under the buffer's layout (row-major without one), and the
@@ -87,7 +118,7 @@ bool KernelEmitter::sharedRunContiguous(
             return std::nullopt;
         size_t lead = q.size() - r;
         p.leading.assign(q.begin(), q.begin() + long(lead));
-        auto offset = slot.layout.offset(std::vector<int64_t>(q.begin() + long(lead), q.end()));
+        auto offset = slot.layoutOffset(std::vector<int64_t>(q.begin() + long(lead), q.end()));
         if (!offset)
             return std::nullopt;
         p.offset = *offset;

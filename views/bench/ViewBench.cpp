@@ -1,9 +1,12 @@
 // The edit-to-view-model path the app runs on every keystroke, timed per sample: compile the edited text
 // (the whole pipeline, layout passes and bank analysis included), then build every canvas's view model
-// (the first buffer's layout, bank conflicts, warp partition, budget, stage sweep). Prints the median and
+// (the first buffer's layout, bank conflicts, warp partition, budget, stage sweep) and the code views' text
+// (the generated CUDA with its line links, and every pass's snapshot). Prints the median and
 // the ratio to the budgets the product promises (50 ms for GEMM, 100 ms for MLA decode). A benchmark, not a
 // test: it never fails on timing.
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/PassSnapshots.h"
 #include "views/model/BankConflictViewModel.h"
 #include "views/model/BudgetViewModel.h"
 #include "views/model/LayoutViewModel.h"
@@ -40,7 +43,11 @@ bool buildAllViews(const tb::views::ProgramAnalysis& analysis) {
     auto warp = tb::views::buildWarpPartitionView(kernel, analysis.sources());
     auto budget = tb::views::buildBudgetView(kernel, analysis.plan->target);
     auto sweep = tb::views::buildStageSweep(kernel, analysis.numStages());
-    return cells + bank.rows.size() + warp.gemms.size() + budget.bars.size() + sweep.points.size() > 0;
+    // The CUDA and Passes docks (PTX and SASS compile later, only while visible, so they are not here).
+    tb::codegen::GeneratedCuda cuda = tb::codegen::generateCudaText(*analysis.compile, *analysis.plan);
+    auto passes = tb::passSnapshots(*analysis.compile, analysis.plan.get(), &cuda);
+    return cells + bank.rows.size() + warp.gemms.size() + budget.bars.size() + sweep.points.size() > 0 &&
+           !cuda.text.empty() && !passes.empty();
 }
 
 } // namespace
