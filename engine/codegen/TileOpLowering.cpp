@@ -402,8 +402,27 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     std::string op = async ? "tb_cp_async_16(" + dstPtr + ", " + srcPtr + ");"
                            : "*reinterpret_cast<" + vecType + "*>(" + dstPtr +
                                  ") = *reinterpret_cast<const " + vecType + "*>(" + srcPtr + ");";
+    bool alignedStatically = std::none_of(
+        full.begin(), full.end(), [](const std::string& c) { return c.find("tb_u64") != std::string::npos; });
     if (full.empty()) {
         line(op, s.range);
+    } else if (async && src.buffer->scope == MemoryScope::Global && alignedStatically) {
+        // Partial tile: the same cp.async, predicated by its byte count (rows out of range copy nothing and
+        // read from the tensor's start, the row's tail copies what is in range); the rest is zero-filled.
+        std::string rows;
+        for (const auto& c : full)
+            if (c.find(" <= ") == std::string::npos)
+                rows += (rows.empty() ? "" : " && ") + c;
+        std::string inRange = lastProvable ? std::to_string(bytes)
+                                           : "tb_min(" + std::to_string(bytes) + ", tb_max(0, (" + lastShape +
+                                                 " - (" + lastIdx[0] + ")) * " + std::to_string(E) + "))";
+        std::string count = internalName("bytes");
+        line("const int " + count + " = " +
+                 (rows.empty() ? inRange : "(" + rows + ") ? " + inRange + " : 0") + ";",
+             s.range);
+        line("tb_cp_async_16_fill(" + dstPtr + ", " + count + " > 0 ? " + srcPtr + " : " +
+                 nameOf(src.buffer) + ", " + count + ");",
+             s.range);
     } else {
         std::string cond;
         for (const auto& c : full)

@@ -62,12 +62,21 @@ bool cubinHasKernel(const std::vector<char>& cubin, const std::string& kernelNam
     return std::search(cubin.begin(), cubin.end(), needle.begin(), needle.end()) != cubin.end();
 }
 
+} // namespace
+
+bool isFastCompileLevel(const std::string& level) {
+    return level.empty() || level == "min" || level == "mid" || level == "max";
+}
+
+namespace {
+
 std::string cacheKey(const std::string& source, const std::string& kernelName,
                      const CudaCompileOptions& options) {
     std::string key = "nvrtc " + nvrtcVersionString() + "\narch " + options.arch + "\nlineinfo " +
                       (options.lineInfo ? "1" : "0") + "\nkernel " + kernelName + "\n";
     for (const std::string& option : options.extraOptions)
         key += "option " + option + "\n";
+    key += "fast-compile " + options.fastCompile + "\n";
     key += "source\n" + source;
     return key;
 }
@@ -148,6 +157,11 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
         result.milliseconds = msSince(t0);
         return result;
     }
+    if (!isFastCompileLevel(options.fastCompile)) {
+        result.log = "fast-compile level '" + options.fastCompile + "' is not one of min, mid, max";
+        result.milliseconds = msSince(t0);
+        return result;
+    }
     std::string key = cacheKey(source, kernelName, options);
     if (options.useCache) {
         if (auto cached = lookupCompileCache(key)) {
@@ -161,6 +175,8 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
     std::vector<std::string> args = {"--gpu-architecture=" + options.arch, "--ptxas-options=-v"};
     if (options.lineInfo)
         args.push_back("--generate-line-info");
+    if (!options.fastCompile.empty())
+        args.push_back("--Ofast-compile=" + options.fastCompile);
     args.insert(args.end(), options.extraOptions.begin(), options.extraOptions.end());
     std::vector<const char*> argv;
     for (const std::string& a : args)

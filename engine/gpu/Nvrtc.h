@@ -21,7 +21,13 @@ struct CudaCompileOptions {
     bool lineInfo = true; // --generate-line-info, so SASS maps back to source lines
     std::vector<std::string> extraOptions;
     bool useCache = true;
+    // NVRTC's --Ofast-compile level: "" (full optimization), "mid" or "max". Trades kernel speed for compile
+    // time: the interactive Run uses it, bench and profile never do (docs/benchmarks.md has both costs).
+    std::string fastCompile;
 };
+
+// Whether `level` is a fast-compile level compileCuda accepts ("", "min", "mid", "max").
+bool isFastCompileLevel(const std::string& level);
 
 struct CudaCompileResult {
     bool ok = false;

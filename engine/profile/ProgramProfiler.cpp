@@ -248,6 +248,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
     lo.arch = out.arch;
     lo.prefix = o.prefix;
     lo.dims = o.dims;
+    lo.fastCompile = o.fastCompile;
     run::GpuLaunchSetup setup = run::setUpForLaunches(result, plan, client, lo);
     out.diagnostics = setup.diagnostics;
     auto release = [&] {

@@ -32,6 +32,7 @@ struct ProgramProfileOptions {
     int warmup = 5, repeat = 20;
     std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256
     std::string arch;                    // empty: the runner's first device's architecture
+    std::string fastCompile;             // NVRTC --Ofast-compile level (measuring its cost; "" = full)
     bool ceilings = true;                // measure (once per runner session) copy bandwidth and cuBLAS
     // Bench history: read for --vs previous, appended to after a bench. Empty: not used at all.
     std::string historyPath;

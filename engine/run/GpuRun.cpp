@@ -305,6 +305,13 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         return finish(GpuRunStage::Plan, "the program did not compile");
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
+    auto stepStart = std::chrono::steady_clock::now();
+    auto step = [&](const char* name) {
+        auto now = std::chrono::steady_clock::now();
+        out.stepMilliseconds.emplace_back(name,
+                                          std::chrono::duration<double, std::milli>(now - stepStart).count());
+        stepStart = now;
+    };
     layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
     if (diags.hasErrors())
         return finish(GpuRunStage::Plan, "the layout passes reported errors");
@@ -314,6 +321,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
     const codegen::GeneratedUnit& unit = code.units.front();
     out.cudaSource = unit.source;
     out.lineMap = unit.lineMap;
+    step("plan+codegen");
     out.dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
         out.dims.emplace(v->name, 256);
@@ -370,6 +378,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         args += std::string(args.empty() ? "" : ",") + (v->dtype == ir::DType::Int64 ? "i64:" : "i32:") +
                 std::to_string(out.dims[v->name]);
 
+    step("upload");
     // Kernels: compile, load, and the launch line each one is timed with.
     for (size_t k = 0; k < unit.kernels.size(); ++k) {
         const codegen::GeneratedKernel& gk = unit.kernels[k];
@@ -377,6 +386,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         co.arch = out.arch;
         co.lineInfo = true;
         co.useCache = options.useCompileCache;
+        co.fastCompile = options.fastCompile;
         gpu::CudaCompileResult cr = gpu::compileCuda(unit.source, gk.name, co);
         if (!cr.ok)
             return finish(GpuRunStage::Compile, "NVRTC failed for " + gk.name + ": " + cr.log);
@@ -406,6 +416,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         out.kernels.push_back(report);
         out.cubins.push_back(std::move(cr.cubin));
     }
+    step("compile+load");
     return finish(GpuRunStage::Done, "");
 }
 
@@ -424,6 +435,13 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
 
+    auto stepStart = std::chrono::steady_clock::now();
+    auto step = [&](const char* name) {
+        auto now = std::chrono::steady_clock::now();
+        out.stepMilliseconds.emplace_back(name,
+                                          std::chrono::duration<double, std::milli>(now - stepStart).count());
+        stepStart = now;
+    };
     // Inputs, exactly as the CPU executor gets them.
     std::map<std::string, int64_t> dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
@@ -446,6 +464,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     std::string startError;
     if (!client->isRunning() && !client->start(&startError))
         return finish(GpuRunStage::Runner, "cannot start tilebench-runner: " + startError);
+    step("inputs");
 
     // Plan, generate, compile, load and upload: the same setup `tilec bench` times.
     GpuLaunchOptions launchOptions;
@@ -454,6 +473,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     launchOptions.arch = options.arch;
     launchOptions.hostParams = &params;
     launchOptions.useCompileCache = options.useCompileCache;
+    launchOptions.fastCompile = options.fastCompile;
     GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
     out.cudaSource = setup.cudaSource;
     out.arch = setup.arch;
@@ -461,6 +481,9 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     out.kernels = setup.kernels;
     for (const Diagnostic& d : setup.diagnostics)
         diags.report(d);
+    out.stepMilliseconds.insert(out.stepMilliseconds.end(), setup.stepMilliseconds.begin(),
+                                setup.stepMilliseconds.end());
+    stepStart = std::chrono::steady_clock::now();
     if (!setup.ok)
         return finish(setup.stage, setup.message);
     const std::vector<std::string>& names = setup.bufferNames;
@@ -480,6 +503,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
             return failedReply(GpuRunStage::Launch, lr, "kernel " + setup.kernels[k].name);
         out.kernels[k].wallMs = std::atof(lr.field("wall_ms", "0").c_str());
     }
+    step("launch");
 
     // Download every parameter (kernels may write any of them).
     out.gpuParams = params;
@@ -493,6 +517,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     }
     for (const auto& n : names)
         client->request("free " + n);
+    step("download");
     out.ran = true;
     if (!options.compare) {
         out.matches = true;
@@ -505,6 +530,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     if (!executePrimFunc(module, func, expected, dims, diags))
         return finish(GpuRunStage::Oracle, "the CPU executor failed");
     out.oracleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    step("oracle");
     bool anyOutput = false;
     for (const ir::Buffer* b : func.params)
         anyOutput = anyOutput || b->isOutput;

@@ -30,6 +30,7 @@ struct GpuRunOptions {
     gpu::RunnerClient* client = nullptr; // reuse a started runner; else one is started for this run
     bool compare = true;                 // run the CPU oracle and compare
     bool useCompileCache = true;         // false: NVRTC compiles even an unchanged source (benchmarks)
+    std::string fastCompile;             // NVRTC --Ofast-compile level for a quick run ("", "mid", "max")
     double atol = -1, rtol = -1;         // override the per-dtype tolerance when >= 0
 };
 
@@ -68,6 +69,9 @@ struct GpuRunResult {
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;
     double oracleSeconds = 0;
+    // Wall time of each step, in order ("inputs", "plan+codegen", "upload", "compile+load", "launch",
+    // "download", "oracle"): where an edit-to-result run spends its time.
+    std::vector<std::pair<std::string, double>> stepMilliseconds;
 };
 
 // Tolerances used for a dtype: float16 1e-2/1e-2, bfloat16 3e-2/3e-2, float32 1e-4/1e-3, integers exact.
@@ -97,6 +101,7 @@ struct GpuLaunchOptions {
     // being filled on the device: how `runOnGpu` gives the GPU exactly the CPU executor's inputs.
     const std::vector<HostTensor>* hostParams = nullptr;
     bool useCompileCache = true;
+    std::string fastCompile; // NVRTC --Ofast-compile level ("" = full optimization)
 };
 
 struct GpuLaunchSetup {
@@ -116,6 +121,7 @@ struct GpuLaunchSetup {
     std::string cudaSource;
     // Generated CUDA line -> tile-program range, for placing SASS records on tile-program lines.
     codegen::LineMap lineMap;
+    std::vector<std::pair<std::string, double>> stepMilliseconds; // "plan+codegen", "upload", "compile+load"
 };
 
 // Pre: result.ok(); `client` started.

@@ -1,5 +1,7 @@
 #include "engine/tools/tilec/CommandLine.h"
 
+#include "engine/gpu/Nvrtc.h"
+
 #include <cstdlib>
 
 namespace tb::tilec {
@@ -32,6 +34,7 @@ commands:
   banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
   emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
+                    (--fast-compile[=mid|max]: NVRTC's fast-compile mode, a quicker compile of a slower kernel)
   bench FILE        time a kernel with CUPTI (--vs cublas|previous); see `tilec bench --help`
   profile FILE      CUPTI counters (Nsight Compute names) and per-line shared-memory wavefronts
   sweep FILE -p NAME=A..B   a table over parameter values
@@ -137,6 +140,12 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.tables = true;
         } else if (arg == "--no-wgmma") {
             cl.noWgmma = true;
+        } else if (arg.rfind("--fast-compile", 0) == 0) {
+            cl.fastCompile = arg.size() > 15 && arg[14] == '=' ? arg.substr(15) : "max";
+            if (cl.fastCompile.empty() || !gpu::isFastCompileLevel(cl.fastCompile)) {
+                error = "--fast-compile takes min, mid or max, got '" + cl.fastCompile + "'";
+                return std::nullopt;
+            }
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
             error = "unknown option '" + arg + "'";
             return std::nullopt;

@@ -31,8 +31,9 @@ struct CommandLine {
     bool cpu = false;
     bool gpu = false;
     bool showTimings = false;
-    bool tables = false;  // layouts/plan --json: include element -> (thread, register) tables
-    bool noWgmma = false; // plan sm_90a gemms on the portable mma.sync path
+    bool tables = false;     // layouts/plan --json: include element -> (thread, register) tables
+    bool noWgmma = false;    // plan sm_90a gemms on the portable mma.sync path
+    std::string fastCompile; // run --gpu: NVRTC --Ofast-compile level (mid, max)
     uint64_t seed = 0x7113BE7C;
     int repeat = 1;
 };

@@ -20,6 +20,7 @@ std::string indexText(const std::vector<int64_t>& index) {
 int runOnGpu(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan) {
     run::GpuRunOptions options;
     options.seed = cl.seed;
+    options.fastCompile = cl.fastCompile;
     for (const auto& [name, value] : cl.dims)
         options.dims[name] = std::strtoll(value.c_str(), nullptr, 0);
     run::GpuRunResult r = run::runOnGpu(result, plan, options);

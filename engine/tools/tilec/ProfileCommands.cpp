@@ -35,6 +35,7 @@ struct Options {
     std::vector<std::string> sweepArgs;
     std::string vs;
     bool json = false, flushL2 = false, events = false, fake = false, noCeilings = false;
+    std::string fastCompile;
     std::string fakeCupti, runner, history;
     int repeat = 20, warmup = 5;
 };
@@ -91,6 +92,8 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
             o.flushL2 = true;
         } else if (a == "--events") {
             o.events = true;
+        } else if (a.rfind("--fast-compile=", 0) == 0 && gpu::isFastCompileLevel(a.substr(15))) {
+            o.fastCompile = a.substr(15);
         } else if (a == "--no-ceilings") {
             o.noCeilings = true;
         } else if (a == "--fake") {
@@ -249,6 +252,7 @@ ProgramProfileOptions profileOptions(const Options& o) {
     p.vs = o.vs == "cublas" ? PeerKind::Cublas : o.vs == "previous" ? PeerKind::Previous : PeerKind::None;
     p.flushL2 = o.flushL2;
     p.events = o.events;
+    p.fastCompile = o.fastCompile;
     p.warmup = o.warmup;
     p.repeat = o.repeat;
     p.ceilings = !o.noCeilings;
@@ -488,6 +492,7 @@ options:
   --vs previous    compare with the last bench of the same file and parameters (bench history)
   --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
   --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI
+  --fast-compile=L compile with NVRTC --Ofast-compile=L (min, mid, max) to measure what the quick compile costs
   --json           machine-readable output            --history P  bench history file
   --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
