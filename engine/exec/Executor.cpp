@@ -1296,13 +1296,14 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
 
 std::vector<HostTensor> allocateParams(const ir::PrimFunc& func,
                                        const std::map<std::string, int64_t>& dynamicDims, uint64_t seed,
-                                       DiagnosticEngine& diags, const ExecutionLimits& limits) {
+                                       DiagnosticEngine& diags, const ExecutionLimits& limits,
+                                       bool fillInputs) {
     Interpreter interpreter(diags, limits, dynamicDims, nullptr);
     std::vector<HostTensor> tensors;
     try {
         for (const Buffer* buffer : func.params) {
             HostTensor tensor(buffer->name, buffer->dtype, interpreter.evalShape(buffer, buffer->range));
-            if (!buffer->isOutput)
+            if (!buffer->isOutput && fillInputs)
                 fillRandom(tensor, seed);
             tensors.push_back(std::move(tensor));
         }

@@ -60,10 +60,11 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
                      const ExecutionLimits& limits = {}, ExecutionLog* log = nullptr);
 
 // One tensor per parameter with the parameter's name, dtype and shape (dynamic dims from the map):
-// outputs (Buffer::isOutput) zero-filled, inputs filled by fillRandom(tensor, seed). Returns an empty
-// vector after reporting an error when a shape cannot be evaluated.
+// outputs (Buffer::isOutput) zero-filled, inputs filled by fillRandom(tensor, seed) unless `fillInputs` is
+// false (then zero too). Returns an empty vector after reporting an error when a shape cannot be evaluated.
 std::vector<HostTensor> allocateParams(const ir::PrimFunc& func,
                                        const std::map<std::string, int64_t>& dynamicDims, uint64_t seed,
-                                       DiagnosticEngine& diags, const ExecutionLimits& limits = {});
+                                       DiagnosticEngine& diags, const ExecutionLimits& limits = {},
+                                       bool fillInputs = true);
 
 } // namespace tb

@@ -442,11 +442,12 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
                                           std::chrono::duration<double, std::milli>(now - stepStart).count());
         stepStart = now;
     };
-    // Inputs, exactly as the CPU executor gets them.
+    // Inputs, exactly as the CPU executor gets them, when the result is compared with it; otherwise the
+    // runner fills them on the device (no host inputs to make and upload).
     std::map<std::string, int64_t> dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
         dims.emplace(v->name, 256);
-    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags);
+    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags, {}, options.compare);
     if (diags.hasErrors())
         return finish(GpuRunStage::Upload, "cannot allocate the parameters");
 
@@ -471,7 +472,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     launchOptions.seed = options.seed;
     launchOptions.dims = dims;
     launchOptions.arch = options.arch;
-    launchOptions.hostParams = &params;
+    launchOptions.hostParams = options.compare ? &params : nullptr;
     launchOptions.useCompileCache = options.useCompileCache;
     launchOptions.fastCompile = options.fastCompile;
     GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
@@ -505,9 +506,14 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     }
     step("launch");
 
-    // Download every parameter (kernels may write any of them).
+    // Download the outputs (every parameter when none is marked as one: kernels may write any of them).
+    bool anyOutput = false;
+    for (const ir::Buffer* b : func.params)
+        anyOutput = anyOutput || b->isOutput;
     out.gpuParams = params;
     for (size_t i = 0; i < params.size(); ++i) {
+        if (anyOutput && !func.params[i]->isOutput)
+            continue;
         std::vector<char> bytes;
         gpu::RunnerReply rd = client->readBuffer(names[i], bytes);
         if (!rd.ok())
@@ -531,9 +537,6 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
         return finish(GpuRunStage::Oracle, "the CPU executor failed");
     out.oracleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     step("oracle");
-    bool anyOutput = false;
-    for (const ir::Buffer* b : func.params)
-        anyOutput = anyOutput || b->isOutput;
     out.matches = true;
     for (const ir::Buffer* b : func.params) {
         if (anyOutput && !b->isOutput)

@@ -65,7 +65,9 @@ struct GpuRunResult {
     std::string arch, device;
     std::vector<GpuKernelReport> kernels;
     std::vector<GpuOutputCheck> outputs;
-    std::vector<HostTensor> gpuParams; // every parameter after the GPU run (outputs downloaded)
+    // Every parameter after the GPU run: outputs downloaded (all parameters when none is marked as an
+    // output); inputs are the host tensors the GPU got (zero when compare is off: the runner filled them).
+    std::vector<HostTensor> gpuParams;
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;
     double oracleSeconds = 0;
