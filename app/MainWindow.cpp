@@ -194,7 +194,9 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(budget, sweep);
     layout->raise();
     budget->raise();
-    resizeDocks({layout}, {820}, Qt::Horizontal);
+    resizeDocks({layout}, {720}, Qt::Horizontal);
+    resizeDocks({params}, {300}, Qt::Horizontal);
+    resizeDocks({params, runDock}, {180, 600}, Qt::Vertical);
     resizeDocks({layout, budget}, {600, 300}, Qt::Vertical);
 
     // Code views: generated CUDA, PTX, SASS and the IR after each pass, tabbed with the Tile IR.
@@ -502,6 +504,11 @@ bool MainWindow::recoverUnsavedWork(bool ask) {
 
 bool MainWindow::saveScreenshots(const QString& directory) {
     QDir().mkpath(directory);
+    // Let the new analysis reach every panel (the parameter form is rebuilt from it) before the first grab.
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < 500)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     bool ok = grab().save(directory + "/main-window.png");
     for (QDockWidget* d : m_docks) {
         d->show();

@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -370,12 +371,15 @@ RunPanel::RunPanel(CanvasPanels* canvases, QWidget* parent)
     m_gpuLabel->setWordWrap(true);
     m_devices = new QComboBox;
     m_devices->setObjectName("devicePicker");
-    auto* buttons = new QHBoxLayout;
+    // Two rows of buttons keep the panel narrow, so the editor beside it keeps its width.
+    auto* buttons = new QGridLayout;
+    int buttonCount = 0;
     auto makeButton = [&](const QString& text, const QString& name, const QString& tip) {
         auto* b = new QPushButton(text);
         b->setObjectName(name);
         b->setToolTip(tip);
-        buttons->addWidget(b);
+        buttons->addWidget(b, buttonCount / 3, buttonCount % 3);
+        ++buttonCount;
         return b;
     };
     m_run = makeButton("Run", "run", "correctness run against the CPU reference executor (Ctrl+R)");
