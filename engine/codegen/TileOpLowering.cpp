@@ -667,8 +667,8 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
         }
         return "&" + nameOf(r.buffer) + "[" + sharedOffset(r.buffer, idx) + "]";
     };
-    auto emitMmas = [&](const std::string& aRef, const std::function<std::string(int64_t)>& aOf) {
-        (void)aRef;
+    // `bRef`: the B fragment array of this k step ("b_frag" or "b_frag[slot]").
+    auto emitMmas = [&](const std::string& bRef, const std::function<std::string(int64_t)>& aOf) {
         for (int64_t i = 0; i < MI; ++i)
             for (int64_t j = 0; j < NJ; ++j) {
                 std::string c;
@@ -676,17 +676,18 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
                     c += cName + "[" + std::to_string(cSlot[size_t((i * NJ + j) * 4 + v)]) + "], ";
                 std::string b0s, b1s;
                 if (bX4) {
-                    b0s = bFrag + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2) + "]";
-                    b1s = bFrag + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2 + 1) + "]";
+                    b0s = bRef + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2) + "]";
+                    b1s = bRef + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2 + 1) + "]";
                 } else {
-                    b0s = bFrag + "[" + std::to_string(j) + "][0]";
-                    b1s = bFrag + "[" + std::to_string(j) + "][1]";
+                    b0s = bRef + "[" + std::to_string(j) + "][0]";
+                    b1s = bRef + "[" + std::to_string(j) + "][1]";
                 }
                 line(mma + "(" + c + aOf(i) + ", " + b0s + ", " + b1s + ");", s.range);
             }
     };
-    auto emitBLoads = [&](const std::string& kBase) {
-        line("unsigned " + bFrag + "[" + std::to_string(NB) + "][" + (bX4 ? "4" : "2") + "];");
+    const std::string bDims = "[" + std::to_string(NB) + "][" + (bX4 ? "4" : "2") + "]";
+    // Loads the B fragments of the k step starting at `kBase` into `bRef` (declared by the caller).
+    auto emitBLoads = [&](const std::string& kBase, const std::string& bRef) {
         line("#pragma unroll");
         open("for (int " + ni + " = 0; " + ni + " < " + std::to_string(NB) + "; ++" + ni + ")");
         std::string n0 = warpN + " * " + std::to_string(WN) + " + " + ni + " * " + (bX4 ? "16" : "8");
@@ -695,7 +696,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
             std::string row = kBase + " + " + lane + " % 16";
             std::string col = bX4 ? n0 + " + (" + lane + " / 16) * 8" : n0;
             ptr = smemPtr(s.b, row, col);
-            line(std::string(bX4 ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x2_trans(") + bFrag + "[" + ni +
+            line(std::string(bX4 ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x2_trans(") + bRef + "[" + ni +
                      "], " + ptr + ");",
                  s.b.range);
         } else { // B stored [N][K]
@@ -704,34 +705,49 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
             std::string col =
                 bX4 ? kBase + " + 8 * ((" + lane + " % 16) / 8)" : kBase + " + 8 * ((" + lane + " / 8) % 2)";
             ptr = smemPtr(s.b, row, col);
-            line(std::string(bX4 ? "tb_ldmatrix_x4(" : "tb_ldmatrix_x2(") + bFrag + "[" + ni + "], " + ptr +
+            line(std::string(bX4 ? "tb_ldmatrix_x4(" : "tb_ldmatrix_x2(") + bRef + "[" + ni + "], " + ptr +
                      ");",
                  s.b.range);
         }
         close();
     };
     if (!rs) {
+        // Operands double-buffered across k steps: step kk+1's ldmatrix are issued before step kk's mma, so
+        // the shared-memory latency overlaps the tensor-core work (k steps are unrolled: slots are
+        // constants).
+        const int64_t KK = K / 16;
+        auto emitALoads = [&](const std::string& kBase, const std::string& aRef) {
+            line("#pragma unroll");
+            open("for (int " + mi + " = 0; " + mi + " < " + std::to_string(MI) + "; ++" + mi + ")");
+            std::string m0 = warpM + " * " + std::to_string(WM) + " + " + mi + " * 16";
+            if (!s.transposeA) {
+                line("tb_ldmatrix_x4(" + aRef + "[" + mi + "], " +
+                         smemPtr(s.a, m0 + " + " + lane + " % 16", kBase + " + (" + lane + " / 16) * 8") +
+                         ");",
+                     s.a.range);
+            } else {
+                line("tb_ldmatrix_x4_trans(" + aRef + "[" + mi + "], " +
+                         smemPtr(s.a, kBase + " + 8 * (" + lane + " / 16) + " + lane + " % 8",
+                                 m0 + " + 8 * ((" + lane + " % 16) / 8)") +
+                         ");",
+                     s.a.range);
+            }
+            close();
+        };
+        line("unsigned " + aFrag + "[2][" + std::to_string(MI) + "][4];");
+        line("unsigned " + bFrag + "[2]" + bDims + ";");
+        emitALoads("0", aFrag + "[0]");
+        emitBLoads("0", bFrag + "[0]");
         line("#pragma unroll");
-        open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(K / 16) + "; ++" + kk + ")", s.range);
-        std::string kBase = kk + " * 16";
-        line("unsigned " + aFrag + "[" + std::to_string(MI) + "][4];");
-        line("#pragma unroll");
-        open("for (int " + mi + " = 0; " + mi + " < " + std::to_string(MI) + "; ++" + mi + ")");
-        std::string m0 = warpM + " * " + std::to_string(WM) + " + " + mi + " * 16";
-        if (!s.transposeA) {
-            line("tb_ldmatrix_x4(" + aFrag + "[" + mi + "], " +
-                     smemPtr(s.a, m0 + " + " + lane + " % 16", kBase + " + (" + lane + " / 16) * 8") + ");",
-                 s.a.range);
-        } else {
-            line("tb_ldmatrix_x4_trans(" + aFrag + "[" + mi + "], " +
-                     smemPtr(s.a, kBase + " + 8 * (" + lane + " / 16) + " + lane + " % 8",
-                             m0 + " + 8 * ((" + lane + " % 16) / 8)") +
-                     ");",
-                 s.a.range);
-        }
+        open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(KK) + "; ++" + kk + ")", s.range);
+        open("if (" + kk + " + 1 < " + std::to_string(KK) + ")", s.range);
+        std::string next = "((" + kk + " + 1) & 1)";
+        emitALoads("(" + kk + " + 1) * 16", aFrag + "[" + next + "]");
+        emitBLoads("(" + kk + " + 1) * 16", bFrag + "[" + next + "]");
         close();
-        emitBLoads(kBase);
-        emitMmas(aFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
+        std::string cur = "(" + kk + " & 1)";
+        emitMmas(bFrag + "[" + cur + "]",
+                 [&](int64_t i) { return aFrag + "[" + cur + "][" + std::to_string(i) + "]"; });
         close();
     } else {
         const std::string pack = at == DType::Float16 ? "tb_pack_f16" : "tb_pack_bf16";
@@ -748,8 +764,9 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
                              aName + "[" + sl(2 * reg) + "], " + aName + "[" + sl(2 * reg + 1) + "]);",
                          s.a.range);
                 }
-            emitBLoads(std::to_string(k * 16));
-            emitMmas(aFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
+            line("unsigned " + bFrag + bDims + ";");
+            emitBLoads(std::to_string(k * 16), bFrag);
+            emitMmas(bFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
             close();
         }
     }
