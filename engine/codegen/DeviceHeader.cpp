@@ -73,25 +73,27 @@ template <int N> static __device__ __forceinline__ void tb_cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
 }
 
-// ldmatrix: 8x8 b16 matrices from shared memory, one 16-byte row address per lane. Macros, not functions:
+// ldmatrix: 8x8 b16 matrices from shared memory, one 16-byte row address per lane, given as a 32-bit
+// shared-window address (the kernel keeps its arena's base in one register and adds byte offsets, instead of
+// converting 64-bit generic pointers per load). Macros, not functions:
 // the line info of an inlined function names the helper's line, while a macro's asm carries the kernel line
 // it is used on, so profiled shared-memory wavefronts land on the T.gemm that loads the operands.
-#define tb_ldmatrix_x1(r, p) \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"((r)[0]) : "r"(tb_smem_addr(p)))
-#define tb_ldmatrix_x2(r, p) \
+#define tb_ldmatrix_x1(r, a) \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"((r)[0]) : "r"(a))
+#define tb_ldmatrix_x2(r, a) \
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" \
-                 : "=r"((r)[0]), "=r"((r)[1]) : "r"(tb_smem_addr(p)))
-#define tb_ldmatrix_x4(r, p) \
+                 : "=r"((r)[0]), "=r"((r)[1]) : "r"(a))
+#define tb_ldmatrix_x4(r, a) \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n" \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(tb_smem_addr(p)))
-#define tb_ldmatrix_x1_trans(r, p) \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"((r)[0]) : "r"(tb_smem_addr(p)))
-#define tb_ldmatrix_x2_trans(r, p) \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(a))
+#define tb_ldmatrix_x1_trans(r, a) \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"((r)[0]) : "r"(a))
+#define tb_ldmatrix_x2_trans(r, a) \
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n" \
-                 : "=r"((r)[0]), "=r"((r)[1]) : "r"(tb_smem_addr(p)))
-#define tb_ldmatrix_x4_trans(r, p) \
+                 : "=r"((r)[0]), "=r"((r)[1]) : "r"(a))
+#define tb_ldmatrix_x4_trans(r, a) \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n" \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(tb_smem_addr(p)))
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(a))
 
 // mma.sync m16n8k16 with fp32 accumulators: c0..c3 += A (4 regs) x B (2 regs).
 static __device__ __forceinline__ void tb_mma_f16(float& c0, float& c1, float& c2, float& c3, const unsigned* a,

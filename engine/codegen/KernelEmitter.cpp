@@ -392,6 +392,9 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
     ++m_indent;
     if (m_sharedBytes > 0)
         line("extern __shared__ __align__(128) unsigned char tb_smem[];");
+    if (m_sharedBytes > 0)
+        line(
+            "const unsigned tb_smem_s = tb_smem_addr(tb_smem); // the arena in the shared window (ldmatrix)");
     line("const int " + m_tx + " = threadIdx.x;");
     // Block indices, remapped by T.use_swizzle when present.
     const Stmt* swizzle = nullptr;

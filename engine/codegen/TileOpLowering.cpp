@@ -665,7 +665,11 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
             else
                 idx.push_back(m);
         }
-        return "&" + nameOf(r.buffer) + "[" + sharedOffset(r.buffer, idx) + "]";
+        // A 32-bit shared-window address: the arena base plus the element's byte offset.
+        auto slot = m_shared.find(r.buffer);
+        int64_t base = slot == m_shared.end() ? 0 : slot->second.offset;
+        return "tb_smem_s + " + std::to_string(base) + " + " +
+               std::to_string(ir::dtypeBytes(r.buffer->dtype)) + " * (" + sharedOffset(r.buffer, idx) + ")";
     };
     // `bRef`: the B fragment array of this k step ("b_frag" or "b_frag[slot]").
     auto emitMmas = [&](const std::string& bRef, const std::function<std::string(int64_t)>& aOf) {

@@ -32,10 +32,14 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
                  "__restrict__ A, half_t* __restrict__ B, half_t* __restrict__ C)"),
         std::string::npos);
     // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B (in
-    // unrolled loops), and 4 x 8 mma.sync m16n8k16.
+    // unrolled loops, at shared-window addresses), and 4 x 8 mma.sync m16n8k16. The operands are
+    // double-buffered: step 0's loads before the k loop, step kk+1's inside it, and the mma read slot kk & 1.
     EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 32u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 1u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 1u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag[0][mi], tb_smem_s + "), 1u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag[((kk + 1) & 1)][mi], tb_smem_s + "), 1u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag[0][ni], tb_smem_s + "), 1u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag[((kk + 1) & 1)][ni], tb_smem_s + "), 1u);
+    EXPECT_EQ(countOf(src, "a_frag[(kk & 1)][0], b_frag[(kk & 1)][0][0]"), 1u);
     // Two operand copies, each issued in the prologue and in the steady state.
     EXPECT_EQ(countOf(src, "tb_cp_async_16(dst_ptr, src_ptr);"), 4u);
     EXPECT_EQ(countOf(src, "tb_cp_async_commit();"), 2u);
