@@ -9,6 +9,26 @@ const JsonValue* JsonValue::member(const std::string& name) const {
     return kind == Kind::Object && it != members.end() ? &it->second : nullptr;
 }
 
+const JsonValue* JsonValue::at(std::initializer_list<std::string_view> path) const {
+    const JsonValue* current = this;
+    for (std::string_view step : path) {
+        if (!current)
+            return nullptr;
+        if (current->kind == Kind::Array) {
+            size_t index = 0;
+            for (char c : step) {
+                if (c < '0' || c > '9' || index > current->items.size())
+                    return nullptr;
+                index = index * 10 + size_t(c - '0');
+            }
+            current = !step.empty() && index < current->items.size() ? &current->items[index] : nullptr;
+        } else {
+            current = current->member(std::string(step));
+        }
+    }
+    return current;
+}
+
 double JsonValue::numberOr(const std::string& name, double fallback) const {
     const JsonValue* v = member(name);
     return v && v->kind == Kind::Number ? v->number : fallback;

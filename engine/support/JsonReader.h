@@ -4,6 +4,7 @@
 // file is an error, never a crash or a hang.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +24,8 @@ struct JsonValue {
     std::map<std::string, JsonValue> members;
 
     const JsonValue* member(const std::string& name) const;
+    // Follows member names and array indices, e.g. at({"funcs", "0", "name"}); null if a step is missing.
+    const JsonValue* at(std::initializer_list<std::string_view> path) const;
     double numberOr(const std::string& name, double fallback) const;
     std::string stringOr(const std::string& name, const std::string& fallback) const;
 };

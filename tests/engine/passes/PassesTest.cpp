@@ -2,7 +2,6 @@
 // instructions per target, the layouts the inference gives (FA's acc_s/acc_s_cast sharing one layout, MLA
 // decode's FullCol split over two warpgroups with acc_s exchanged through S_shared), reduce and copy plans,
 // swizzle choices, the shared-memory budget, the JSON contract, and the layout-conflict diagnostics.
-#include "../ir/MiniJson.h"
 #include "PassTestSupport.h"
 #include "engine/layout/algebra/FragmentContains.h"
 #include "engine/layout/algebra/FragmentTable.h"
@@ -11,6 +10,7 @@
 #include "engine/layout/plan/PlanPrinter.h"
 #include "engine/passes/FragmentDerivation.h"
 #include "engine/support/Json.h"
+#include "engine/support/JsonReader.h"
 #include "engine/tools/tilec/LayoutCommands.h"
 
 #include <algorithm>
@@ -22,6 +22,12 @@
 
 namespace tb {
 namespace {
+
+// The engine's own strict reader parses what the writers produced.
+std::optional<tb::JsonValue> parseDocument(const std::string& text) {
+    std::string error;
+    return tb::parseJson(text, error);
+}
 
 using passtest::fragmentNamed;
 using passtest::planSample;
@@ -384,34 +390,34 @@ TEST(PlanPrinter, JsonParsesAndCarriesTheContract) {
     options.sources = &p->compiled->sources;
     JsonWriter small(false);
     layout::writePlanJson(small, p->plan, options);
-    auto doc = testjson::parse(small.str());
+    auto doc = parseDocument(small.str());
     ASSERT_TRUE(doc.has_value());
-    EXPECT_EQ(doc->get("schema")->string, "tilebench-plan");
-    const testjson::Value& kernel = doc->get("kernels")->array.at(0);
-    const testjson::Value* buffers = kernel.get("buffers");
+    EXPECT_EQ(doc->member("schema")->text, "tilebench-plan");
+    const tb::JsonValue& kernel = doc->member("kernels")->items.at(0);
+    const tb::JsonValue* buffers = kernel.member("buffers");
     ASSERT_NE(buffers, nullptr);
     bool sawAccS = false;
-    for (const testjson::Value& b : buffers->array)
-        if (b.get("name")->string == "acc_s") {
+    for (const tb::JsonValue& b : buffers->items)
+        if (b.member("name")->text == "acc_s") {
             sawAccS = true;
-            EXPECT_EQ(b.get("fragment")->get("replicate")->number, 1);
-            EXPECT_EQ(b.get("fragment")->get("cells"), nullptr); // tables only when asked
-            EXPECT_EQ(b.get("origin")->get("level")->string, "strict");
+            EXPECT_EQ(b.member("fragment")->member("replicate")->number, 1);
+            EXPECT_EQ(b.member("fragment")->member("cells"), nullptr); // tables only when asked
+            EXPECT_EQ(b.member("origin")->member("level")->text, "strict");
         }
     EXPECT_TRUE(sawAccS);
-    EXPECT_EQ(kernel.get("reduces")->array.size(), 2u);
-    EXPECT_EQ(kernel.get("budget")->get("totalBytes")->number, 32768);
+    EXPECT_EQ(kernel.member("reduces")->items.size(), 2u);
+    EXPECT_EQ(kernel.member("budget")->member("totalBytes")->number, 32768);
     // With tables: every element's (thread, register) for every replica.
     options.fragmentTables = true;
     JsonWriter withTables(false);
     layout::writeLayoutsJson(withTables, p->plan, options);
-    auto full = testjson::parse(withTables.str());
+    auto full = parseDocument(withTables.str());
     ASSERT_TRUE(full.has_value());
-    for (const testjson::Value& b : full->get("kernels")->array.at(0).get("buffers")->array)
-        if (b.get("name")->string == "scores_max") {
-            const testjson::Value* cells = b.get("fragment")->get("cells");
+    for (const tb::JsonValue& b : full->member("kernels")->items.at(0).member("buffers")->items)
+        if (b.member("name")->text == "scores_max") {
+            const tb::JsonValue* cells = b.member("fragment")->member("cells");
             ASSERT_NE(cells, nullptr);
-            EXPECT_EQ(cells->array.size(), 64u * 4u);
+            EXPECT_EQ(cells->items.size(), 64u * 4u);
         }
     std::string text = layout::printLayoutsText(p->plan, options);
     EXPECT_NE(text.find("fragment acc_s [64, 64] float32"), std::string::npos) << text;
@@ -432,11 +438,11 @@ TEST(LayoutCommands, PrintLayoutsAndPlanToStdout) {
     testing::internal::CaptureStdout();
     EXPECT_EQ(tilec::printPlan(*p->compiled, p->plan, true), 0);
     std::string json = testing::internal::GetCapturedStdout();
-    auto doc = testjson::parse(json);
+    auto doc = parseDocument(json);
     ASSERT_TRUE(doc.has_value());
-    const testjson::Value& gemm = doc->get("kernels")->array.at(0).get("gemms")->array.at(2);
-    EXPECT_EQ(gemm.get("warpGrid")->get("nWarp")->number, 2);
-    EXPECT_EQ(gemm.get("instructionKind")->string, "wgmma");
+    const tb::JsonValue& gemm = doc->member("kernels")->items.at(0).member("gemms")->items.at(2);
+    EXPECT_EQ(gemm.member("warpGrid")->member("nWarp")->number, 2);
+    EXPECT_EQ(gemm.member("instructionKind")->text, "wgmma");
 }
 
 } // namespace

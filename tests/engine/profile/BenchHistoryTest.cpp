@@ -85,7 +85,7 @@ TEST(BenchHistory, PreviousRunVerdicts) {
     EXPECT_EQ(compareWithPrevious(prev, 1.08, 10).verdict, "same"); // within this run's 10% spread
 }
 
-TEST(MiniJson, ParsesAndBoundsDepth) {
+TEST(JsonReader, ParsesAndBoundsDepth) {
     std::string error;
     auto v = parseJson(R"({"a": [1, 2.5e1, "x\"\u00e9"], "b": {"c": true, "d": null}})", error);
     ASSERT_TRUE(v) << error;
@@ -98,6 +98,19 @@ TEST(MiniJson, ParsesAndBoundsDepth) {
     EXPECT_NE(error.find("nested too deeply"), std::string::npos);
     EXPECT_FALSE(parseJson("{\n\"a\":\n}", error));
     EXPECT_NE(error.find("line 3"), std::string::npos) << error;
+}
+
+TEST(JsonReader, AtFollowsMembersAndIndices) {
+    std::string error;
+    auto v = parseJson(R"({"funcs": [{"name": "main", "params": [{"name": "A"}, {"name": "B"}]}]})", error);
+    ASSERT_TRUE(v) << error;
+    ASSERT_TRUE(v->at({"funcs", "0", "params", "1", "name"}));
+    EXPECT_EQ(v->at({"funcs", "0", "params", "1", "name"})->text, "B");
+    EXPECT_EQ(v->at({"funcs", "0", "params", "2", "name"}), nullptr); // past the end
+    EXPECT_EQ(v->at({"funcs", "x"}), nullptr);                        // not an index
+    EXPECT_EQ(v->at({"funcs", ""}), nullptr);
+    EXPECT_EQ(v->at({"nope", "0"}), nullptr);
+    EXPECT_EQ(v->at({}), &*v);
 }
 
 } // namespace
