@@ -619,26 +619,23 @@ void RunPanel::runOnCpu() {
 }
 
 void RunPanel::bench() {
-    if (!ready("bench", true))
-        return;
-    AnalysisPtr a = m_analysis;
-    std::shared_ptr<Worker> worker = m_worker;
-    std::string file = m_fileName.toStdString();
-    auto cancel = m_cancel;
-    startAction("bench", [worker, a, file, cancel](RunOutcome& out) {
-        profileJob(worker->runner(), a, file, false, cancel, out);
-    });
+    startProfileJob("bench", false);
 }
 
 void RunPanel::profile() {
-    if (!ready("profile", true))
+    startProfileJob("profile", true);
+}
+
+// Bench and Profile differ only in whether counters and SASS metrics are collected.
+void RunPanel::startProfileJob(const QString& what, bool counters) {
+    if (!ready(what, true))
         return;
     AnalysisPtr a = m_analysis;
     std::shared_ptr<Worker> worker = m_worker;
     std::string file = m_fileName.toStdString();
     auto cancel = m_cancel;
-    startAction("profile", [worker, a, file, cancel](RunOutcome& out) {
-        profileJob(worker->runner(), a, file, true, cancel, out);
+    startAction(what, [worker, a, file, cancel, counters](RunOutcome& out) {
+        profileJob(worker->runner(), a, file, counters, cancel, out);
     });
 }
 

@@ -80,6 +80,7 @@ private:
     struct Worker; // the worker thread's state: the RunnerClient
 
     void startAction(const QString& label, std::function<void(RunOutcome&)> job);
+    void startProfileJob(const QString& what, bool counters);
     void finishAction(const std::shared_ptr<RunOutcome>& outcome);
     void probeDevices();
     void showDevices(const QStringList& names, const QString& reason);

@@ -75,6 +75,23 @@ void toleranceFor(ir::DType type, double& atol, double& rtol) {
 
 namespace {
 
+// Appends (step name, milliseconds since the previous step) to a run's step timings.
+class StepClock {
+public:
+    explicit StepClock(std::vector<std::pair<std::string, double>>& steps)
+        : m_steps(steps), m_start(std::chrono::steady_clock::now()) {}
+    void operator()(const char* name) {
+        auto now = std::chrono::steady_clock::now();
+        m_steps.emplace_back(name, std::chrono::duration<double, std::milli>(now - m_start).count());
+        m_start = now;
+    }
+    void restart() { m_start = std::chrono::steady_clock::now(); }
+
+private:
+    std::vector<std::pair<std::string, double>>& m_steps;
+    std::chrono::steady_clock::time_point m_start;
+};
+
 uint16_t halfBits(double v) {
     if (std::isnan(v))
         return 0x7e00;
@@ -305,13 +322,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         return finish(GpuRunStage::Plan, "the program did not compile");
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
-    auto stepStart = std::chrono::steady_clock::now();
-    auto step = [&](const char* name) {
-        auto now = std::chrono::steady_clock::now();
-        out.stepMilliseconds.emplace_back(name,
-                                          std::chrono::duration<double, std::milli>(now - stepStart).count());
-        stepStart = now;
-    };
+    StepClock step(out.stepMilliseconds);
     layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
     if (diags.hasErrors())
         return finish(GpuRunStage::Plan, "the layout passes reported errors");
@@ -435,13 +446,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
 
-    auto stepStart = std::chrono::steady_clock::now();
-    auto step = [&](const char* name) {
-        auto now = std::chrono::steady_clock::now();
-        out.stepMilliseconds.emplace_back(name,
-                                          std::chrono::duration<double, std::milli>(now - stepStart).count());
-        stepStart = now;
-    };
+    StepClock step(out.stepMilliseconds);
     // Inputs, exactly as the CPU executor gets them, when the result is compared with it; otherwise the
     // runner fills them on the device (no host inputs to make and upload).
     std::map<std::string, int64_t> dims = options.dims;
@@ -484,7 +489,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
         diags.report(d);
     out.stepMilliseconds.insert(out.stepMilliseconds.end(), setup.stepMilliseconds.begin(),
                                 setup.stepMilliseconds.end());
-    stepStart = std::chrono::steady_clock::now();
+    step.restart();
     if (!setup.ok)
         return finish(setup.stage, setup.message);
     const std::vector<std::string>& names = setup.bufferNames;
