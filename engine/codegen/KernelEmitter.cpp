@@ -679,8 +679,10 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     std::string n = expr(s.extent);
     auto iterValue = [&](const std::string& it) { return zeroMin ? it : "(" + lo + " + " + it + ")"; };
     // Buffers the loop touches must be free before the prologue's copies start.
+    BufferSet loopReads, loopWrites;
+    sharedEffects(*s.body, loopReads, loopWrites);
     waitForAsyncCopies();
-    syncFor(s);
+    syncFor(loopReads, loopWrites);
     std::string stageVar = unique("stage");
     bindIndexRange(s.loopVar, s.min, s.extent); // the prologue and prefetch guards keep it in range
     comment("T.Pipelined(num_stages=" + std::to_string(S) + "): " + std::to_string(S - 1) +
@@ -732,10 +734,8 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
         m_stageExpr.erase(c->dst.buffer);
     unbindIndexRange(s.loopVar);
     line("tb_cp_async_wait<0>(); // drain the (empty) trailing groups", s.range);
-    BufferSet r, w;
-    sharedEffects(*s.body, r, w);
-    m_pendingRead.insert(r.begin(), r.end());
-    m_pendingWrite.insert(w.begin(), w.end());
+    m_pendingRead.insert(loopReads.begin(), loopReads.end());
+    m_pendingWrite.insert(loopWrites.begin(), loopWrites.end());
 }
 
 void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
@@ -1240,8 +1240,9 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
             compiled.emplace_back(*ie, order);
             ok = ok && compiled.back().valid();
         }
-        const FragmentLookup* lookup = ok ? fragmentLookup(frag) : nullptr;
+        const FragmentTables* lookup = ok ? fragmentLookup(frag) : nullptr;
         if (lookup) {
+            const layout::FragmentInverseTable& inverse = *lookup->inverse;
             std::vector<std::optional<int64_t>> values(size_t(map.threads * map.regs));
             bool local = true;
             const size_t rank = map.shape.size();
@@ -1259,23 +1260,23 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
                     int64_t linear = 0;
                     for (size_t d = 0; d < compiled.size() && local; ++d) {
                         auto v = compiled[d].evaluate(p.data());
-                        if (!v || *v < 0 || *v >= lookup->shape[d])
+                        if (!v || *v < 0 || *v >= inverse.inputShape[d])
                             local = false;
                         else
-                            linear = linear * lookup->shape[d] + *v;
+                            linear = linear * inverse.inputShape[d] + *v;
                     }
                     if (!local)
                         break;
                     int64_t slot = lookup->registerOf[size_t(linear)];
-                    if (t >= lookup->threads) {
+                    if (t >= inverse.threads) {
                         local = false;
                         break;
                     }
-                    const int64_t* held = lookup->element.data() + t * lookup->registers;
+                    const int64_t* held = inverse.element.data() + t * inverse.registers;
                     if (slot < 0 || held[slot] != linear) {
                         // A replica-dependent register index: look through this thread's registers.
                         slot = -1;
-                        for (int64_t k = 0; k < lookup->registers && slot < 0; ++k)
+                        for (int64_t k = 0; k < inverse.registers && slot < 0; ++k)
                             if (held[k] == linear)
                                 slot = k;
                     }
@@ -1366,39 +1367,49 @@ std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v)
 
 // --------------------------------------------------------------------------------- per-thread loops
 
-// Per fragment (by its canonical text): the register every element lives in and which element every
-// (thread, register) slot holds, so an access's locality and register are two table lookups.
-const KernelEmitter::FragmentLookup* KernelEmitter::fragmentLookup(const layout::Fragment& fragment) {
+KernelEmitter::FragmentTables& KernelEmitter::fragmentTables(const layout::Fragment& fragment) {
     std::string key = fragment.toString();
-    auto it = m_fragmentLookups.find(key);
-    if (it != m_fragmentLookups.end())
-        return it->second.ok ? &it->second : nullptr;
-    FragmentLookup& lookup = m_fragmentLookups[key];
-    auto inverse = layout::inverseFragment(fragment);
-    if (!inverse)
+    auto it = m_fragmentTables.find(key);
+    if (it == m_fragmentTables.end())
+        it =
+            m_fragmentTables.emplace(std::move(key), FragmentTables{layout::inverseFragment(fragment)}).first;
+    return it->second;
+}
+
+const KernelEmitter::FragmentTables* KernelEmitter::fragmentLookup(const layout::Fragment& fragment) {
+    FragmentTables& tables = fragmentTables(fragment);
+    if (!tables.inverse)
         return nullptr;
-    lookup.shape = fragment.inputShape();
-    lookup.threads = inverse->threads;
-    lookup.registers = inverse->registers;
-    lookup.element = std::move(inverse->element);
-    lookup.registerOf.assign(size_t(layout::shapeSize(lookup.shape)), -1);
-    for (int64_t t = 0; t < lookup.threads; ++t)
-        for (int64_t r = 0; r < lookup.registers; ++r) {
-            int64_t e = lookup.element[size_t(t * lookup.registers + r)];
-            if (e >= 0 && size_t(e) < lookup.registerOf.size())
-                lookup.registerOf[size_t(e)] = r;
-        }
-    lookup.ok = true;
-    return &lookup;
+    const layout::FragmentInverseTable& inverse = *tables.inverse;
+    if (tables.registerOf.empty()) {
+        tables.registerOf.assign(size_t(layout::shapeSize(inverse.inputShape)), -1);
+        for (int64_t t = 0; t < inverse.threads; ++t)
+            for (int64_t r = 0; r < inverse.registers; ++r) {
+                int64_t e = inverse.element[size_t(t * inverse.registers + r)];
+                if (e >= 0 && size_t(e) < tables.registerOf.size())
+                    tables.registerOf[size_t(e)] = r;
+            }
+    }
+    return &tables;
+}
+
+const ThreadMap* KernelEmitter::cachedThreadMap(const layout::Fragment& fragment) {
+    FragmentTables& tables = fragmentTables(fragment);
+    if (!tables.inverse)
+        return nullptr;
+    if (!tables.threadMap) {
+        m_threadMaps.push_back(buildThreadMap(fragment, *tables.inverse));
+        tables.threadMap = &m_threadMaps.back();
+    }
+    return tables.threadMap;
 }
 
 const ThreadMap* KernelEmitter::threadMapOf(const layout::Fragment& fragment, SourceRange range) {
     if (const ThreadMap* map = cachedThreadMap(fragment))
         return map;
-    auto built = buildThreadMap(fragment); // again, for the reason
     error("codegen-thread-map", range,
           "cannot invert the thread map " + fragment.toString() + ": " +
-              (built ? std::string("unknown failure") : built.error().message));
+              fragmentTables(fragment).inverse.error().message);
     return nullptr;
 }
 

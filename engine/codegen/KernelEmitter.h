@@ -22,6 +22,9 @@ namespace tb::codegen {
 // Deepest statement / expression nesting the emitter follows (deeper input gets a diagnostic).
 constexpr int kMaxDepth = 200;
 
+// True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
+bool isMultipleOf(const ir::ExprPtr& e, int64_t m);
+
 struct EmittedLine {
     std::string text;
     SourceRange range;
@@ -99,15 +102,17 @@ private:
                       bool guardReplicaStores, int vector = 1, const std::vector<VectorAccess>& accesses = {},
                       bool discoverAccesses = false);
     const ThreadMap* threadMapOf(const layout::Fragment& fragment, SourceRange range);
-    struct FragmentLookup {
-        bool ok = false;
-        std::vector<int64_t> shape;
-        int64_t threads = 0, registers = 0;
-        std::vector<int64_t> element;    // [thread * registers + register] -> linear element, -1 unused
+    // Per fragment (by its canonical text), built once per kernel: the inverse table, and from it on first
+    // use the thread map of per-thread loops and the register of every element.
+    struct FragmentTables {
+        layout::LayoutResult<layout::FragmentInverseTable> inverse;
+        const ThreadMap* threadMap = nullptr;
         std::vector<int64_t> registerOf; // linear element -> its register (the same in every replica)
     };
-    const FragmentLookup* fragmentLookup(const layout::Fragment& fragment);
-    // A thread map built once per fragment (nullptr when it cannot be inverted; no diagnostic).
+    FragmentTables& fragmentTables(const layout::Fragment& fragment);
+    // The tables with registerOf filled; nullptr when the fragment cannot be inverted.
+    const FragmentTables* fragmentLookup(const layout::Fragment& fragment);
+    // The thread map (nullptr when the fragment cannot be inverted; no diagnostic).
     const ThreadMap* cachedThreadMap(const layout::Fragment& fragment);
 
     // ---- vector accesses and index ranges (VectorizedLoops.cpp) ----
@@ -116,7 +121,6 @@ private:
     void unbindIndexRange(const ir::Var* var);
     // min + [0, extent) inside [0, shape) for every value the enclosing loops and the grid give.
     bool provablyWithin(const ir::ExprPtr& min, int64_t extent, const ir::ExprPtr& shape) const;
-    bool isMultipleOfConstant(const ir::ExprPtr& e, int64_t m) const;
     bool sharedRunContiguous(
         const ir::Buffer* buffer, const ThreadMap& map, int vector,
         const std::function<std::optional<std::vector<int64_t>>(int64_t, int64_t)>& pointOf) const;
@@ -209,8 +213,7 @@ private:
     std::vector<const ir::Var*> m_tileVars;
 
     std::deque<ThreadMap> m_threadMaps;
-    std::map<std::string, const ThreadMap*> m_threadMapCache; // by the fragment's canonical text
-    std::map<std::string, FragmentLookup> m_fragmentLookups;
+    std::map<std::string, FragmentTables> m_fragmentTables; // by the fragment's canonical text
     std::deque<ir::Var> m_syntheticVars;
     std::vector<ir::StmtPtr> m_syntheticStmts; // keep synthesized statements alive
     int m_uid = 0;

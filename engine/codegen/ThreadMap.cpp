@@ -74,7 +74,10 @@ layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment)
     auto inverse = layout::inverseFragment(fragment);
     if (!inverse)
         return inverse.error();
-    const layout::FragmentInverseTable& table = inverse.value();
+    return buildThreadMap(fragment, inverse.value());
+}
+
+ThreadMap buildThreadMap(const layout::Fragment& fragment, const layout::FragmentInverseTable& table) {
     ThreadMap map;
     map.shape = fragment.inputShape();
     map.threads = table.threads;

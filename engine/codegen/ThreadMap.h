@@ -7,6 +7,7 @@
 
 #include "engine/codegen/BitFit.h"
 #include "engine/layout/algebra/Fragment.h"
+#include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/LayoutResult.h"
 
 #include <cstdint>
@@ -59,6 +60,8 @@ struct ThreadMap {
 };
 
 layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment);
+// The same from the fragment's inverse table when the caller already has it.
+ThreadMap buildThreadMap(const layout::Fragment& fragment, const layout::FragmentInverseTable& inverse);
 
 // TileLang's PlanLoopPartition (reference §5.4) as a Fragment: flatten row-major, consecutive groups of
 // `vector` elements go to consecutive threads, wrapping around `threads`.

@@ -44,7 +44,8 @@ ExprPtr castTo(ExprPtr e, DType t) {
     return e->dtype == t ? e : ir::makeCast(t, e);
 }
 
-// True when `e` is a compile-time multiple of m (constants, products with such a constant, sums of such).
+} // namespace
+
 bool isMultipleOf(const ExprPtr& e, int64_t m) {
     if (m <= 1)
         return true;
@@ -66,8 +67,6 @@ bool isMultipleOf(const ExprPtr& e, int64_t m) {
     }
     return false;
 }
-
-} // namespace
 
 const layout::CopyPlan* KernelEmitter::copyPlanOf(const Stmt& s) const {
     if (!m_plan)

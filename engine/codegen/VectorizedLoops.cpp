@@ -70,17 +70,6 @@ std::optional<int64_t> KernelEmitter::SharedSlot::layoutOffset(const std::vector
     return offsets[size_t(linear)];
 }
 
-const ThreadMap* KernelEmitter::cachedThreadMap(const layout::Fragment& fragment) {
-    std::string key = fragment.toString();
-    if (auto it = m_threadMapCache.find(key); it != m_threadMapCache.end())
-        return it->second;
-    auto built = buildThreadMap(fragment);
-    if (!built)
-        return m_threadMapCache[key] = nullptr;
-    m_threadMaps.push_back(std::move(built.value()));
-    return m_threadMapCache[key] = &m_threadMaps.back();
-}
-
 namespace {
 
 // The element offset of a shared buffer point under the buffer's layout (row-major without one), and the
@@ -160,7 +149,7 @@ bool KernelEmitter::globalCopyRunContiguous(const ir::Region& region, const Thre
         if (!row || *row % V != 0)
             return false;
     }
-    if (!isMultipleOfConstant(region.mins.back(), V))
+    if (!isMultipleOf(region.mins.back(), V))
         return false;
     for (size_t d = 0; d < rank; ++d) {
         auto ext = ir::constantInt(region.extents[d]);
@@ -274,31 +263,6 @@ KernelEmitter::vectorizableAccesses(const Stmt& body, const ThreadMap& map,
                        c.range.valid ? c.range : SourceRange()});
     }
     return out;
-}
-
-bool KernelEmitter::isMultipleOfConstant(const ExprPtr& e, int64_t m) const {
-    if (m <= 1)
-        return true;
-    auto index = passes::toIndexExpr(e, m_indexRanges);
-    if (!index)
-        return false;
-    // Every term's coefficient (and the constant) divisible by m: check on the simplified sum of products.
-    std::function<bool(const layout::IndexExpr&, int)> multiple = [&](const layout::IndexExpr& x,
-                                                                      int depth) -> bool {
-        if (depth > kMaxDepth)
-            return false;
-        switch (x.kind()) {
-        case layout::IndexExprKind::Constant:
-            return x.constantValue() % m == 0;
-        case layout::IndexExprKind::Add:
-            return multiple(x.lhs(), depth + 1) && multiple(x.rhs(), depth + 1);
-        case layout::IndexExprKind::Mul:
-            return multiple(x.lhs(), depth + 1) || multiple(x.rhs(), depth + 1);
-        default:
-            return false;
-        }
-    };
-    return multiple(layout::simplify(*index), 0);
 }
 
 // ------------------------------------------------------------------------------------- emission

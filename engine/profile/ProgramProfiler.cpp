@@ -16,15 +16,6 @@ namespace tb::profile {
 
 namespace {
 
-TimingRequest timingRequest(const ProgramProfileOptions& o) {
-    TimingRequest t;
-    t.warmup = o.warmup;
-    t.repeat = o.repeat;
-    t.flushL2 = o.flushL2;
-    t.cupti = !o.events;
-    return t;
-}
-
 bool isCancelled(const ProgramProfileOptions& o) {
     return o.cancelled && o.cancelled();
 }
@@ -35,24 +26,20 @@ constexpr double kCheckMaxFlops = double(int64_t(1) << 28); // 2 * 512^3
 
 } // namespace
 
+TimingRequest timingRequest(const ProgramProfileOptions& o) {
+    TimingRequest t;
+    t.warmup = o.warmup;
+    t.repeat = o.repeat;
+    t.flushL2 = o.flushL2;
+    t.cupti = !o.events;
+    return t;
+}
+
 std::map<int, int> tileLineMap(const codegen::LineMap& lineMap) {
     std::map<int, int> out;
     for (const codegen::LineMapEntry& e : lineMap.entries())
         out[e.generatedLine] = e.sourceLine > 0 ? e.sourceLine : -1;
     return out;
-}
-
-int adoptSingleFunction(std::vector<SassRecord>& records, const CubinLineTable& lines) {
-    if (lines.functions.size() != 1)
-        return 0;
-    const std::string& only = lines.functions.begin()->first;
-    int renamed = 0;
-    for (SassRecord& r : records)
-        if (!lines.functions.count(r.function)) {
-            r.function = only;
-            ++renamed;
-        }
-    return renamed;
 }
 
 bool runnerDevice(gpu::RunnerClient& client, std::string& name, std::string& arch, std::string& error) {
@@ -155,7 +142,6 @@ bool profileKernel(gpu::RunnerClient& client, const KernelTarget& t, const Progr
         if (!t.cubin || !readCubinLineTable(*t.cubin, lines, error)) {
             report.lineInfoNote = t.cubin ? error : "no cubin";
         } else {
-            adoptSingleFunction(report.sass.records, lines);
             attributeSassRecords(report.sass.records, lines, t.tileLineOfCudaLine);
             report.cudaLines = totalsByCudaLine(report.sass.records);
             if (!t.tileLineOfCudaLine.empty())

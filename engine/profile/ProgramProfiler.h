@@ -81,11 +81,6 @@ bool runnerSimulated(gpu::RunnerClient& client);
 // -1 for boilerplate lines (so they are not credited to the statement above them).
 std::map<int, int> tileLineMap(const codegen::LineMap& lineMap);
 
-// SASS records name their function; a module holds exactly one kernel, so records whose function the
-// cubin's line table does not know (a simulated profiler's placeholder name) belong to that one kernel
-// when the table has exactly one function. Returns how many records were renamed.
-int adoptSingleFunction(std::vector<SassRecord>& records, const CubinLineTable& lines);
-
 struct ProgramProfileReport {
     bool ok = false;           // every kernel was set up and timed
     bool compileError = false; // failed before the runner ran anything (plan, codegen, NVRTC)
@@ -121,6 +116,9 @@ std::string formatProgramReportJson(const ProgramProfileReport& report);
 
 // An integer jit parameter of the specialization, 0 when absent or not an integer.
 int64_t integerParam(const ir::Module& module, const std::string& name);
+
+// The runner's timing request for these options (warm-up, repeats, L2 flush, CUPTI or CUDA events).
+TimingRequest timingRequest(const ProgramProfileOptions& options);
 // Work of one launch of the program: 2*M*N*K when it has a T.gemm and integer jit parameters M, N, K
 // (then `gemmShape` is set), and the bytes of every parameter (each read or written once).
 WorkCounts programWork(const CompileResult& result, const layout::LayoutPlan& plan,

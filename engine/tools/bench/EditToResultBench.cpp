@@ -14,6 +14,7 @@
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerClient.h"
 #include "engine/pipeline/Pipeline.h"
+#include "engine/profile/TimingStats.h"
 #include "engine/run/GpuRun.h"
 
 #include <algorithm>
@@ -27,11 +28,8 @@
 
 namespace {
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+double median(const std::vector<double>& v) {
+    return tb::profile::summarizeTimings(v).medianMs;
 }
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -102,13 +100,12 @@ int main(int argc, char** argv) {
         }
         if (nvrtcMs.empty())
             continue;
-        double m = median(nvrtcMs);
+        tb::profile::TimingSummary t = tb::profile::summarizeTimings(nvrtcMs);
         std::printf("NVRTC compile of 02_gemm_relu (sm_90a, line info, %s, no cache, %zu bytes of CUDA, %d "
                     "registers): median %.1f ms of %zu (min %.1f, max %.1f); budget 150 ms: %.2f of budget\n",
                     *level ? (std::string("--Ofast-compile=") + level).c_str() : "full optimization",
-                    unit.source.size(), registers, m, nvrtcMs.size(),
-                    *std::min_element(nvrtcMs.begin(), nvrtcMs.end()),
-                    *std::max_element(nvrtcMs.begin(), nvrtcMs.end()), m / 150.0);
+                    unit.source.size(), registers, t.medianMs, nvrtcMs.size(), t.minMs, t.maxMs,
+                    t.medianMs / 150.0);
     }
 
     // 2. Edit to result through the runner.

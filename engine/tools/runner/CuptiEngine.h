@@ -86,8 +86,10 @@ public:
     // Range Profiler (auto range, kernel replay) over one launch. An empty list means the default set.
     virtual BackendStatus rangeMetrics(const Launch& launch, const std::vector<std::string>& names,
                                        RangeOutcome& out) = 0;
-    // SASS metrics (instructions executed, shared wavefronts and their ideal) per PC over one launch.
-    virtual BackendStatus sassMetrics(const Launch& launch, SassOutcome& out) = 0;
+    // SASS metrics (instructions executed, shared wavefronts and their ideal) per PC over one launch of
+    // `kernelName` (CUPTI names each record's function itself; the fake engine uses this name).
+    virtual BackendStatus sassMetrics(const std::string& kernelName, const Launch& launch,
+                                      SassOutcome& out) = 0;
     // Device copy bandwidth and cuBLAS fp16 GEMM rate, measured once and cached.
     virtual BackendStatus ceilings(bool refresh, MeasuredCeilings& out) = 0;
     // cuBLAS fp16 GEMM, row-major C[m,n] = A[m,k] B[k,n] with fp32 accumulation, timed like timeKernel

@@ -75,7 +75,8 @@ public:
         return BackendStatus::success();
     }
 
-    BackendStatus sassMetrics(const Launch& launch, SassOutcome& out) override {
+    BackendStatus sassMetrics(const std::string& kernelName, const Launch& launch,
+                              SassOutcome& out) override {
         if (BackendStatus s = launch(); !s.ok())
             return s;
         out.availability = availability();
@@ -83,9 +84,9 @@ public:
         if (out.availability != CounterAvailability::Available)
             return BackendStatus::success();
         // An STS without conflicts and a 32-way conflicted LDS, like the transpose of gpu-machine.md.
-        out.instructions = {{"fake_kernel", 0x1d0, 1024, 1024, 1024},
-                            {"fake_kernel", 0x1f0, 1024, 32768, 1024},
-                            {"fake_kernel", 0x200, 1024, 0, 0}};
+        out.instructions = {{kernelName, 0x1d0, 1024, 1024, 1024},
+                            {kernelName, 0x1f0, 1024, 32768, 1024},
+                            {kernelName, 0x200, 1024, 0, 0}};
         return BackendStatus::success();
     }
 

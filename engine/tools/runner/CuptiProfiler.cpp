@@ -274,7 +274,7 @@ public:
         return BackendStatus::success();
     }
 
-    BackendStatus sassMetrics(const Launch& launch, SassOutcome& out) override {
+    BackendStatus sassMetrics(const std::string&, const Launch& launch, SassOutcome& out) override {
         BackendStatus s = m_backend.ensureContext();
         if (!s.ok())
             return s;

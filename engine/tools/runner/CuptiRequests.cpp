@@ -157,7 +157,7 @@ bool CuptiRequests::sass(const gpu::ProtocolLine& r, RunnerSession& session) {
     RunnerBackend& backend = session.backend();
     CuptiEngine::Launch launch = [&]() { return backend.launchAsync(p.id, p.config, p.params); };
     SassOutcome out;
-    BackendStatus s = m_engine->sassMetrics(launch, out);
+    BackendStatus s = m_engine->sassMetrics(p.kernel, launch, out);
     if (!s.ok())
         return session.finish(s);
     for (const SassInstruction& i : out.instructions)

@@ -232,15 +232,6 @@ std::string setUp(gpu::RunnerClient& client, const Prepared& p, const std::strin
     return {};
 }
 
-TimingRequest timingRequest(const Options& o) {
-    TimingRequest t;
-    t.warmup = o.warmup;
-    t.repeat = o.repeat;
-    t.flushL2 = o.flushL2;
-    t.cupti = !o.events;
-    return t;
-}
-
 std::string subjectText(const Options& o, const CudaBenchSpec& spec) {
     std::string params = paramsText(spec.params);
     return o.file + (params.empty() ? "" : " " + params);
@@ -425,7 +416,7 @@ int sweep(const Options& o) {
         } else if (std::string e = setUp(*client, p, arch); !e.empty()) {
             row.status = "run failed: " + e;
         } else {
-            row.timing = timeKernel(*client, "k", "", timingRequest(o));
+            row.timing = timeKernel(*client, "k", "", timingRequest(profileOptions(o)));
             row.status = row.timing.ok ? "ran" : "timing failed: " + row.timing.error;
             row.rates = deriveRates({p.spec.flops, p.spec.bytes}, row.timing.summary.medianMs, ceilings);
         }

@@ -66,26 +66,26 @@ TEST(ProgramProfiler, TileLineMapMarksBoilerplate) {
     EXPECT_EQ(lines.at(7), 12);
 }
 
-TEST(ProgramProfiler, AdoptSingleFunctionOnlyWhenUnambiguous) {
+TEST(ProgramProfiler, SassRecordsLandOnTheirFunctionsLines) {
     CubinLineTable table;
     table.functions["gemm_kernel"] = {{0x0, 10, "k.cu"}, {0x100, 12, "k.cu"}, {0x400, 0, "k.cu"}};
     std::vector<SassRecord> records(2);
-    records[0].function = "fake_kernel";
+    records[0].function = "gemm_kernel";
     records[0].pc = 0x110;
     records[1].function = "gemm_kernel";
     records[1].pc = 0x10;
-    EXPECT_EQ(adoptSingleFunction(records, table), 1);
-    EXPECT_EQ(records[0].function, "gemm_kernel");
     attributeSassRecords(records, table, {{10, 3}, {12, 5}});
     EXPECT_EQ(records[0].cudaLine, 12);
     EXPECT_EQ(records[0].tileLine, 5);
     EXPECT_EQ(records[1].tileLine, 3);
-    // Two kernels in one table: a foreign name stays foreign.
-    table.functions["other"] = table.functions["gemm_kernel"];
+    // A function the cubin does not hold stays unplaced (no guessing).
     std::vector<SassRecord> foreign(1);
     foreign[0].function = "fake_kernel";
-    EXPECT_EQ(adoptSingleFunction(foreign, table), 0);
+    foreign[0].pc = 0x110;
+    attributeSassRecords(foreign, table, {{10, 3}, {12, 5}});
     EXPECT_EQ(foreign[0].function, "fake_kernel");
+    EXPECT_EQ(foreign[0].cudaLine, -1);
+    EXPECT_EQ(foreign[0].tileLine, -1);
 }
 
 TEST(ProgramProfiler, ProfileReportStructureAndTileLines) {

@@ -8,6 +8,7 @@
 // tilebench-work: bytes=8*${COUNT}
 extern "C" __global__ void copy4(const float4* src, float4* dst, long long count) {
     long long n4 = count / 4;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
+         i += (long long)gridDim.x * blockDim.x)
         dst[i] = src[i];
 }

@@ -19,8 +19,8 @@ __device__ __forceinline__ unsigned short f2h(float f) {
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
 }
-extern "C" __global__ void rmsnorm_silu(const unsigned short* x, const unsigned short* gamma, unsigned short* y,
-                                        int rows) {
+extern "C" __global__ void rmsnorm_silu(const unsigned short* x, const unsigned short* gamma,
+                                        unsigned short* y, int rows) {
     int row = blockIdx.x * 8 + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= rows)
         return;
