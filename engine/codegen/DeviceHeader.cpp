@@ -58,15 +58,15 @@ static __device__ __forceinline__ unsigned tb_smem_addr(const void* p) {
     tb_u64 a; asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p)); return (unsigned)a;
 }
 
-// cp.async (sm_80+): 16-byte global -> shared copies that bypass L1, grouped and waited for by count.
-static __device__ __forceinline__ void tb_cp_async_16(void* smem, const void* gmem) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(tb_smem_addr(smem)), "l"(gmem) : "memory");
+// cp.async (sm_80+): 16-byte global -> shared copies that bypass L1, grouped and waited for by count. The
+// destination is a 32-bit shared-window address (the arena base plus a byte offset).
+static __device__ __forceinline__ void tb_cp_async_16(unsigned smem, const void* gmem) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(smem), "l"(gmem) : "memory");
 }
 // The predicated form for partial tiles: copies `bytes` (0..16) and zero-fills the rest of the 16 bytes, so
 // a ragged edge stays on the same instruction (and the same bank behaviour) as the full tiles.
-static __device__ __forceinline__ void tb_cp_async_16_fill(void* smem, const void* gmem, int bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(tb_smem_addr(smem)), "l"(gmem), "r"(bytes)
-                 : "memory");
+static __device__ __forceinline__ void tb_cp_async_16_fill(unsigned smem, const void* gmem, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(smem), "l"(gmem), "r"(bytes) : "memory");
 }
 static __device__ __forceinline__ void tb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void tb_cp_async_wait() {

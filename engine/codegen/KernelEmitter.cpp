@@ -210,6 +210,36 @@ bool KernelEmitter::error(const std::string& code, SourceRange range, std::strin
 
 // ----------------------------------------------------------------------------------------------- names
 
+void KernelEmitter::dropUnusedIndexLines(size_t first, size_t count) {
+    auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    auto mentions = [&](const std::string& text, const std::string& name) {
+        for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+            bool before = at > 0 && isWordChar(text[at - 1]);
+            bool after = at + name.size() < text.size() && isWordChar(text[at + name.size()]);
+            if (!before && !after)
+                return true;
+        }
+        return false;
+    };
+    std::vector<EmittedLine>& out = *m_out;
+    for (size_t i = first + count; i-- > first;) {
+        const std::string& text = out[i].text;
+        size_t start = text.find("const int ");
+        if (start == std::string::npos)
+            continue;
+        size_t nameStart = start + 10, nameEnd = text.find(" = ", nameStart);
+        if (nameEnd == std::string::npos)
+            continue;
+        std::string name = text.substr(nameStart, nameEnd - nameStart);
+        std::string declaration = "const int " + name + " = ";
+        bool used = false;
+        for (size_t j = first + count; j < out.size() && !used; ++j)
+            used = out[j].text.find(declaration) == std::string::npos && mentions(out[j].text, name);
+        if (!used)
+            out.erase(out.begin() + long(i));
+    }
+}
+
 std::string KernelEmitter::internalName(const std::string& base) {
     auto it = m_internal.find(base);
     if (it != m_internal.end())
@@ -706,30 +736,61 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     close();
     line("tb_cp_async_commit();", s.range);
     close();
+    // Stage slots advance with the loop (no modulo per access).
+    const std::string readSlot = unique("read_slot"), writeSlot = unique("write_slot");
+    const std::string stages = std::to_string(S);
+    line("int " + readSlot + " = 0, " + writeSlot + " = " + std::to_string(S - 1) + "; // the stage tile " +
+             v + " is read from, the stage tile " + v + " + " + std::to_string(S - 1) + " lands in",
+         s.range);
+    auto advance = [&](const std::string& slot) {
+        line(slot + " = " + slot + " + 1 == " + stages + " ? 0 : " + slot + " + 1;", s.range);
+    };
     std::string it = zeroMin ? v : unique(v + "_iter");
-    open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")", s.range);
-    if (!zeroMin)
-        line("const int " + v + " = " + lo + " + " + it + ";");
-    line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // tile " + it + " has landed", s.range);
-    barrier("all threads' copies visible; slot " + it + " - 1 is free");
-    std::string ahead = "(" + it + " + " + std::to_string(S - 1) + ")";
-    open("if (" + ahead + " < " + n + ")", s.range);
-    comment("prefetch tile " + ahead + " into slot " + ahead + " % " + std::to_string(S), s.range);
-    m_varOverride[s.loopVar] = iterValue(ahead);
+    PipelineSteps steps;
+    steps.readSlot = readSlot;
+    steps.openLoop = [&] {
+        open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")", s.range);
+        if (!zeroMin)
+            line("const int " + v + " = " + lo + " + " + it + ";");
+    };
+    steps.waitTile = [&](bool advanceSlot) {
+        line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // the next tile has landed", s.range);
+        barrier("all threads' copies visible; the slot read last is free");
+        if (advanceSlot)
+            advance(readSlot);
+    };
+    steps.issuePrefetch = [&] {
+        std::string ahead = "(" + it + " + " + std::to_string(S - 1) + ")";
+        open("if (" + ahead + " < " + n + ")", s.range);
+        comment("prefetch tile " + ahead + " into slot " + writeSlot, s.range);
+        m_varOverride[s.loopVar] = iterValue(ahead);
+        for (const Stmt* c : async)
+            m_stageExpr[c->dst.buffer] = writeSlot;
+        m_inPipelineIssue = true;
+        for (const Stmt* c : async)
+            lowerCopy(*c);
+        m_inPipelineIssue = false;
+        m_varOverride.erase(s.loopVar);
+        close();
+        line("tb_cp_async_commit();", s.range);
+        advance(writeSlot);
+        for (const Stmt* c : async)
+            m_stageExpr[c->dst.buffer] = readSlot;
+    };
     for (const Stmt* c : async)
-        m_stageExpr[c->dst.buffer] = ahead + " % " + std::to_string(S);
-    m_inPipelineIssue = true;
-    for (const Stmt* c : async)
-        lowerCopy(*c);
-    m_inPipelineIssue = false;
-    m_varOverride.erase(s.loopVar);
-    close();
-    line("tb_cp_async_commit();", s.range);
-    for (const Stmt* c : async)
-        m_stageExpr[c->dst.buffer] = "(" + it + " % " + std::to_string(S) + ")";
-    for (const Stmt* c : rest)
-        emitStmt(*c, depth + 1);
-    close();
+        m_stageExpr[c->dst.buffer] = readSlot;
+    bool woven =
+        rest.size() == 1 && rest[0]->kind == StmtKind::Gemm && emitWovenGemmPipeline(*rest[0], steps);
+    if (!woven) {
+        steps.openLoop();
+        line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // tile " + it + " has landed", s.range);
+        barrier("all threads' copies visible; slot " + it + " - 1 is free");
+        steps.issuePrefetch();
+        for (const Stmt* c : rest)
+            emitStmt(*c, depth + 1);
+        advance(readSlot);
+        close();
+    }
     for (const Stmt* c : async)
         m_stageExpr.erase(c->dst.buffer);
     unbindIndexRange(s.loopVar);
@@ -1463,16 +1524,20 @@ void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector
             open("if (" + m_tx + " < " + std::to_string(map->threads) + ")", range);
         line("#pragma unroll");
         open("for (int " + scope.reg + " = 0; " + scope.reg + " < " + R + "; ++" + scope.reg + ")", range);
+        size_t declarations = m_out->size();
         for (size_t d = 0; d < vars.size(); ++d)
             line("const int " + nameOf(vars[d]) + " = " + map->coords[d].toC(m_tx, scope.reg) + ";", range);
+        size_t declared = vars.size();
         if (map->replicate > 1) {
             scope.rep = m_repName;
             line("const int " + scope.rep + " = " + map->repFit.toC(m_tx, scope.reg) + "; // replica", range);
+            ++declared;
         }
         m_simt = &scope;
         emitElementStmt(body, 0);
         m_simt = nullptr;
         close();
+        dropUnusedIndexLines(declarations, declared);
         if (guardT)
             close();
     } else {

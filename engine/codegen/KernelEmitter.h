@@ -44,6 +44,9 @@ private:
     void open(const std::string& head, SourceRange range = {});
     void close(const std::string& tail = "");
     void comment(const std::string& text, SourceRange range);
+    // Removes the "const int NAME = ...;" lines in [first, first + count) whose NAME no later line mentions
+    // (per-thread loops declare every coordinate; bodies often use only some).
+    void dropUnusedIndexLines(size_t first, size_t count);
     std::string lineTag(const SourceRange& range) const; // " (line 30)" or ""
     bool error(const std::string& code, SourceRange range, std::string message, std::string hint = {});
 
@@ -124,6 +127,9 @@ private:
     bool sharedRunContiguous(
         const ir::Buffer* buffer, const ThreadMap& map, int vector,
         const std::function<std::optional<std::vector<int64_t>>(int64_t, int64_t)>& pointOf) const;
+    // The element step between a thread's consecutive V-vectors of a shared region when it is the same
+    // for every thread (offset(t, j) = offset(t, 0) + j * step); nullopt otherwise.
+    std::optional<int64_t> sharedVectorStep(const ir::Region& region, const ThreadMap& map, int vector) const;
     bool globalCopyRunContiguous(const ir::Region& region, const ThreadMap& map, int vector) const;
     std::vector<VectorAccess> vectorizableAccesses(const ir::Stmt& body, const ThreadMap& map,
                                                    const std::vector<const ir::Var*>& vars,
@@ -138,6 +144,47 @@ private:
     bool lowerVectorCopy(const ir::Stmt& s, const layout::CopyPlan* plan, const layout::Fragment& map,
                          const std::vector<int64_t>& tile, int vector, bool async);
     void lowerGemm(const ir::Stmt& s);
+    // ---- T.gemm (GemmLowering.cpp) ----
+    // How one lane addresses a shared operand's ldmatrix rows: a per-lane byte offset computed once, and
+    // for every (atom, k step) a compile-time XOR and add on it (swizzles move k steps by XOR), found by
+    // evaluating the layout for every thread. Not `solved` when some load does not fit that form.
+    struct OperandAddressing {
+        bool solved = false;
+        std::string laneExpr;              // C expression of the lane's byte offset at atom 0, k step 0
+        std::vector<int64_t> xors;         // distinct XOR masks (bytes); a lane register each
+        std::vector<size_t> xorOf;         // per (atom, k step): index into xors
+        std::vector<int64_t> adds;         // per (atom, k step): byte offset added
+        std::vector<std::string> regNames; // per xors entry, once declared
+    };
+    struct GemmLowering {
+        const ir::Stmt* stmt = nullptr;
+        const layout::GemmPlan* plan = nullptr;
+        const ir::Buffer *a = nullptr, *b = nullptr, *c = nullptr;
+        int64_t m = 0, n = 0, k = 0, warpM = 0, warpN = 0, atomsM = 0, atomsN = 0, loadsB = 0, steps = 0;
+        bool bX4 = false, registerA = false;
+        std::vector<int64_t> cSlot, aSlot;
+        std::string lane, warpMVar, warpNVar, aFrag, bFrag, mma, cName;
+        OperandAddressing aAddr, bAddr;
+    };
+    std::optional<GemmLowering> prepareGemm(const ir::Stmt& s);
+    OperandAddressing solveOperandAddressing(const GemmLowering& g, bool operandA);
+    void emitGemmLaneSetup(GemmLowering& g);
+    void emitGemmLoads(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef);
+    void emitGemmMmas(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef);
+    // T.Pipelined whose body is cp.async copies and one shared-operand T.gemm: the next tile's first
+    // fragments load while the current tile's last k step computes (one barrier per tile). False, with
+    // nothing emitted, when the loop does not have that shape.
+    struct PipelineSteps {
+        std::string readSlot;           // the stage the current tile is read from
+        std::function<void()> openLoop; // "for (...) {" over the tiles
+        std::function<void(bool)>
+            waitTile; // cp.async wait and barrier (then the read slot advanced if asked)
+        std::function<void()>
+            issuePrefetch; // copies of the tile num_stages-1 ahead, commit, write slot advanced
+    };
+    bool emitWovenGemmPipeline(const ir::Stmt& gemm, const PipelineSteps& steps);
+    std::optional<int64_t> sharedElementOffset(const ir::Buffer* buffer,
+                                               const std::vector<int64_t>& point) const;
     void lowerReduce(const ir::Stmt& s);
     void lowerFill(const ir::Stmt& s);
     void lowerAtomicAdd(const ir::Stmt& s);

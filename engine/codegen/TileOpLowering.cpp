@@ -1,8 +1,7 @@
 // Lowering of the tile operations (T.copy, T.gemm, T.reduce_*, T.fill, T.atomic_add) to per-thread CUDA,
 // following the layout plan and docs/bank-analysis.md's instruction rules: global->shared copies become
 // cp.async 16 B (or 16-byte vector ld/st) over the copy plan's thread map; fragment-side copies walk the
-// fragment's registers; T.gemm loads operands with ldmatrix.x4 (x2 for 8-column B atoms, .trans for
-// MN-major operands) and issues mma.sync.m16n8k16 per warp tile; reductions fold thread-locally, then run
+// fragment's registers (T.gemm is in GemmLowering.cpp); reductions fold thread-locally, then run
 // the plan's XOR butterfly (shuffles below 32, a shared scratch round at 32 and above).
 #include "engine/codegen/KernelEmitter.h"
 #include "engine/ir/Visitor.h"
@@ -350,15 +349,47 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     bool guardT = tm.threads < m_threads;
     if (guardT)
         open("if (" + m_tx + " < " + std::to_string(tm.threads) + ")", s.range);
+    // The destination offsets of a cp.async copy: lane offset + vector * step for every thread, when the
+    // layout allows (then the per-vector addresses need no swizzle arithmetic in the loop).
+    std::string rowOffsetName;
+    int64_t rowStepBytes = 0;
+    if (async && dst.buffer->scope == MemoryScope::Shared) {
+        if (auto step = sharedVectorStep(dst, tm, V)) {
+            rowStepBytes = *step * E;
+            rowOffsetName = unique(nameOf(dst.buffer) + "_lane");
+            line("unsigned " + rowOffsetName + "; // this thread's first cp.async destination in " +
+                     dst.buffer->name + " (bytes)",
+                 s.range);
+            open("", s.range);
+            m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
+            for (size_t d = 0; d < rank; ++d)
+                line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, "0") + ";",
+                     s.range);
+            auto stage = m_stageExpr.find(dst.buffer);
+            std::optional<std::string> saved;
+            if (stage != m_stageExpr.end()) {
+                saved = stage->second;
+                m_stageExpr.erase(stage);
+            }
+            std::vector<std::string> idx;
+            for (const auto& i : dstIdx)
+                idx.push_back(expr(i));
+            line(rowOffsetName + " = " + std::to_string(E) + " * (" + sharedOffset(dst.buffer, idx) + ");",
+                 s.range);
+            if (saved)
+                m_stageExpr[dst.buffer] = *saved;
+            close();
+        }
+    }
     line("#pragma unroll");
     open("for (int " + reg + " = 0; " + reg + " < " + R + "; " + reg + " += " + std::to_string(V) + ")",
          s.range);
+    const size_t declarations = m_out->size();
     for (size_t d = 0; d < rank; ++d)
         line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, reg) + ";", s.range);
     std::string sType = cudaStorageType(src.buffer->dtype);
     std::string srcPtr = internalName("src_ptr"), dstPtr = internalName("dst_ptr");
     line("const " + sType + "* " + srcPtr + " = &" + lvalueText(src.buffer, srcIdx, 0) + ";", s.range);
-    line(sType + "* " + dstPtr + " = &" + lvalueText(dst.buffer, dstIdx, 0) + ";", s.range);
 
     // Full-vector condition on the global side: rows in range, the whole vector in range, aligned address.
     std::vector<std::string> full;
@@ -397,12 +428,30 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
             full.push_back("((tb_u64)" + (&gside == &src ? srcPtr : dstPtr) + " % " + std::to_string(bytes) +
                            " == 0)");
     }
-    std::string vecType = bytes == 16 ? "tb_vec16" : bytes == 8 ? "tb_vec8" : "tb_vec4";
-    std::string op = async ? "tb_cp_async_16(" + dstPtr + ", " + srcPtr + ");"
-                           : "*reinterpret_cast<" + vecType + "*>(" + dstPtr +
-                                 ") = *reinterpret_cast<const " + vecType + "*>(" + srcPtr + ");";
     bool alignedStatically = std::none_of(
         full.begin(), full.end(), [](const std::string& c) { return c.find("tb_u64") != std::string::npos; });
+    // cp.async writes a 32-bit shared-window address: the thread's offset (hoisted) plus a constant per
+    // vector.
+    bool addressOnly = async && !rowOffsetName.empty() &&
+                       (full.empty() || (src.buffer->scope == MemoryScope::Global && alignedStatically));
+    std::string dstAddr;
+    if (!addressOnly)
+        line(sType + "* " + dstPtr + " = &" + lvalueText(dst.buffer, dstIdx, 0) + ";", s.range);
+    if (async && !rowOffsetName.empty()) {
+        const SharedSlot& slot = m_shared.at(dst.buffer);
+        dstAddr = "tb_smem_s + " + std::to_string(slot.offset);
+        auto stage = m_stageExpr.find(dst.buffer);
+        if (slot.stages > 1 && stage != m_stageExpr.end())
+            dstAddr += " + " + stage->second + " * " + std::to_string(slot.stageElements * E);
+        dstAddr += " + " + rowOffsetName + " + (" + reg + " / " + std::to_string(V) + ") * " +
+                   std::to_string(rowStepBytes);
+    } else if (async) {
+        dstAddr = "tb_smem_addr(" + dstPtr + ")";
+    }
+    std::string vecType = bytes == 16 ? "tb_vec16" : bytes == 8 ? "tb_vec8" : "tb_vec4";
+    std::string op = async ? "tb_cp_async_16(" + dstAddr + ", " + srcPtr + ");"
+                           : "*reinterpret_cast<" + vecType + "*>(" + dstPtr +
+                                 ") = *reinterpret_cast<const " + vecType + "*>(" + srcPtr + ");";
     if (full.empty()) {
         line(op, s.range);
     } else if (async && src.buffer->scope == MemoryScope::Global && alignedStatically) {
@@ -419,7 +468,7 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         line("const int " + count + " = " +
                  (rows.empty() ? inRange : "(" + rows + ") ? " + inRange + " : 0") + ";",
              s.range);
-        line("tb_cp_async_16_fill(" + dstPtr + ", " + count + " > 0 ? " + srcPtr + " : " +
+        line("tb_cp_async_16_fill(" + dstAddr + ", " + count + " > 0 ? " + srcPtr + " : " +
                  nameOf(src.buffer) + ", " + count + ");",
              s.range);
     } else {
@@ -454,6 +503,7 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         close();
     }
     close();
+    dropUnusedIndexLines(declarations, rank);
     if (guardT)
         close();
     if (async && !m_inPipelineIssue) {
@@ -461,319 +511,6 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         m_asyncInFlight.insert(dst.buffer); // waited for by the first statement that touches it
     }
     return true;
-}
-
-// ------------------------------------------------------------------------------------------------ gemm
-
-void KernelEmitter::lowerGemm(const Stmt& s) {
-    const layout::GemmPlan* gp = nullptr;
-    if (m_plan)
-        for (const auto& g : m_plan->gemms)
-            if (g.gemm == &s)
-                gp = &g;
-    auto fail = [&](const std::string& why) {
-        error("codegen-gemm-unsupported", s.range, "T.gemm cannot be lowered to mma.sync: " + why,
-              "use float16/bfloat16 operands with a float32 accumulator and tiles that are multiples of 16");
-    };
-    if (!gp) {
-        fail("no gemm plan");
-        return;
-    }
-    if (gp->instruction.kind == layout::GemmInstructionKind::Wgmma) {
-        error("codegen-wgmma-unsupported", s.range,
-              "the plan uses wgmma for this T.gemm; the portable CUDA backend emits mma.sync",
-              "plan the program for sm_80 (tilec --arch sm_80); the sm_80 code also runs on Hopper");
-        return;
-    }
-    const Buffer* A = s.a.buffer;
-    const Buffer* B = s.b.buffer;
-    const Buffer* C = s.c.buffer;
-    if (!A || !B || !C)
-        return;
-    DType at = A->dtype;
-    if (!(at == DType::Float16 || at == DType::BFloat16) || B->dtype != at || C->dtype != DType::Float32 ||
-        C->scope != MemoryScope::Fragment || B->scope != MemoryScope::Shared ||
-        !(A->scope == MemoryScope::Shared || A->scope == MemoryScope::Fragment) || gp->instruction.k != 16) {
-        fail("operands are " + std::string(ir::dtypeName(at)) + " x " + ir::dtypeName(B->dtype) + " -> " +
-             ir::dtypeName(C->dtype) + " (" + ir::scopeName(A->scope) + ", " + ir::scopeName(B->scope) +
-             ", " + ir::scopeName(C->scope) + ")");
-        return;
-    }
-    auto last2 = [](const ir::Region& r, int64_t& x, int64_t& y) {
-        size_t n = r.extents.size();
-        if (n < 2)
-            return false;
-        auto a = ir::constantInt(r.extents[n - 2]), b = ir::constantInt(r.extents[n - 1]);
-        if (!a || !b)
-            return false;
-        x = *a;
-        y = *b;
-        return true;
-    };
-    int64_t a0, a1, b0, b1, c0, c1;
-    if (!last2(s.a, a0, a1) || !last2(s.b, b0, b1) || !last2(s.c, c0, c1)) {
-        fail("operand tiles must have constant 2-D shapes");
-        return;
-    }
-    int64_t M = s.transposeA ? a1 : a0, K = s.transposeA ? a0 : a1;
-    int64_t N = s.transposeB ? b0 : b1;
-    int64_t KB = s.transposeB ? b1 : b0;
-    const layout::WarpGrid& grid = gp->grid;
-    if (KB != K || c0 != M || c1 != N || K % 16 != 0 || grid.mWarp * grid.nWarp * 32 != m_threads) {
-        fail("shapes " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " with " +
-             std::to_string(grid.mWarp) + "x" + std::to_string(grid.nWarp) + " warps over " +
-             std::to_string(m_threads) + " threads");
-        return;
-    }
-    const int64_t WM = M / grid.mWarp, WN = N / grid.nWarp;
-    if (WM % 16 != 0 || WN % 8 != 0) {
-        fail("warp tile " + std::to_string(WM) + "x" + std::to_string(WN));
-        return;
-    }
-    const int64_t MI = WM / 16, NJ = WN / 8;
-    const bool bX4 = WN % 16 == 0;
-    const int64_t NB = bX4 ? WN / 16 : NJ;
-    // Shared operands: 16-byte rows for ldmatrix.
-    for (const ir::Region* r : {&s.a, &s.b}) {
-        if (r->buffer->scope != MemoryScope::Shared)
-            continue;
-        auto it = m_shared.find(r->buffer);
-        if (it == m_shared.end()) {
-            fail("shared operand without storage");
-            return;
-        }
-        bool ok = isMultipleOf(r->mins.back(), 8);
-        if (!it->second.hasLayout) {
-            auto last = r->buffer->constantExtent(r->buffer->rank() - 1);
-            ok = ok && last && *last % 8 == 0;
-        } else if (it->second.layout.inputShape().back() % 8 != 0) {
-            ok = false;
-        }
-        if (!ok) {
-            fail("shared operand '" + r->buffer->name + "' rows are not 16-byte aligned for ldmatrix");
-            return;
-        }
-    }
-    // Accumulator register of every (mi, nj, v), checked for every thread against C's fragment layout.
-    const layout::FragmentPlan* cp = m_plan->fragmentOf(C);
-    if (!cp) {
-        fail("the accumulator has no fragment layout");
-        return;
-    }
-    std::vector<int64_t> cMins;
-    for (const auto& m : s.c.mins) {
-        auto v = ir::constantInt(m);
-        if (!v) {
-            fail("the accumulator region must start at constant indices");
-            return;
-        }
-        cMins.push_back(*v);
-    }
-    CompiledFragment cf(cp->fragment);
-    std::vector<int64_t> cSlot(size_t(MI * NJ * 4), -1);
-    for (int64_t t = 0; t < m_threads; ++t) {
-        int64_t w = t / 32, lane = t % 32, wm = w % grid.mWarp, wn = w / grid.mWarp, g = lane / 4,
-                q = lane % 4;
-        for (int64_t mi = 0; mi < MI; ++mi)
-            for (int64_t nj = 0; nj < NJ; ++nj)
-                for (int64_t v = 0; v < 4; ++v) {
-                    std::vector<int64_t> p = cMins;
-                    p[p.size() - 2] += wm * WM + mi * 16 + g + 8 * (v / 2);
-                    p[p.size() - 1] += wn * WN + nj * 8 + 2 * q + v % 2;
-                    auto slot = cf.registerOf(p);
-                    int64_t& want = cSlot[size_t((mi * NJ + nj) * 4 + v)];
-                    if (!slot || !cf.heldBy(p, t) || (t > 0 && want != *slot)) {
-                        fail("the accumulator's fragment layout is not the mma.sync m16n8 layout of this "
-                             "warp grid");
-                        return;
-                    }
-                    want = *slot;
-                }
-    }
-    // Register operand A (RS gemm): slot of each (mi, kk, v) of the mma A atom.
-    const bool rs = A->scope == MemoryScope::Fragment;
-    std::vector<int64_t> aSlot;
-    if (rs) {
-        const layout::FragmentPlan* ap = m_plan->fragmentOf(A);
-        std::vector<int64_t> aMins;
-        for (const auto& m : s.a.mins) {
-            auto v = ir::constantInt(m);
-            if (!v || !ap) {
-                fail("the register operand needs a fragment layout and constant region starts");
-                return;
-            }
-            aMins.push_back(*v);
-        }
-        CompiledFragment af(ap->fragment);
-        const int64_t KK = K / 16;
-        aSlot.assign(size_t(MI * KK * 8), -1);
-        for (int64_t t = 0; t < m_threads; ++t) {
-            int64_t w = t / 32, lane = t % 32, wm = w % grid.mWarp, g = lane / 4, q = lane % 4;
-            for (int64_t mi = 0; mi < MI; ++mi)
-                for (int64_t kk = 0; kk < KK; ++kk)
-                    for (int64_t v = 0; v < 8; ++v) {
-                        int64_t row = wm * WM + mi * 16 + g + 8 * ((v / 2) % 2);
-                        int64_t col = kk * 16 + 2 * q + v % 2 + 8 * (v / 4);
-                        std::vector<int64_t> p = aMins;
-                        p[p.size() - 2] += s.transposeA ? col : row;
-                        p[p.size() - 1] += s.transposeA ? row : col;
-                        auto slot = af.registerOf(p);
-                        int64_t& want = aSlot[size_t((mi * KK + kk) * 8 + v)];
-                        if (!slot || !af.heldBy(p, t) || (t > 0 && want != *slot)) {
-                            fail("the register operand's fragment layout is not the mma.sync A layout");
-                            return;
-                        }
-                        want = *slot;
-                    }
-        }
-    }
-
-    const std::string lane = internalName("lane"), warpM = internalName("warp_m"),
-                      warpN = internalName("warp_n");
-    const std::string aFrag = internalName("a_frag"), bFrag = internalName("b_frag");
-    const std::string kk = internalName("kk"), mi = internalName("mi"), ni = internalName("ni");
-    const std::string mma = at == DType::Float16 ? "tb_mma_f16" : "tb_mma_bf16";
-    const std::string cName = nameOf(C);
-    comment("T.gemm(" + describeRegion(s.a) + (s.transposeA ? "^T" : "") + ", " + describeRegion(s.b) +
-                (s.transposeB ? "^T" : "") + " -> " + C->name + "): " + gp->instruction.name + ", " +
-                grid.toString() + ", " + (rs ? "A from registers" : "ldmatrix operands"),
-            s.range);
-    open("", s.range);
-    m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
-    line("const int " + lane + " = " + m_tx + " % 32;");
-    line("const int " + warpM + " = (" + m_tx + " / 32) % " + std::to_string(grid.mWarp) + ";");
-    line("const int " + warpN + " = (" + m_tx + " / 32) / " + std::to_string(grid.mWarp) + ";");
-    if (s.clearAccum && ir::constantInt(s.clearAccum) != 0) {
-        bool always = ir::constantInt(s.clearAccum).has_value();
-        std::string head = always ? "" : "if (" + expr(s.clearAccum) + ") ";
-        line(head + "for (int " + m_regName + " = 0; " + m_regName + " < " +
-                 std::to_string(cp->fragment.registersPerThread()) + "; ++" + m_regName + ") " + cName + "[" +
-                 m_regName + "] = 0.0f; // clear_accum",
-             s.range);
-    }
-    // Shared address of a (row, col) of an operand region.
-    auto smemPtr = [&](const ir::Region& r, const std::string& row, const std::string& col) {
-        std::vector<std::string> idx;
-        size_t n = r.mins.size();
-        for (size_t d = 0; d < n; ++d) {
-            std::string m = expr(r.mins[d]);
-            if (d + 2 == n)
-                idx.push_back(m == "0" ? row : m + " + " + row);
-            else if (d + 1 == n)
-                idx.push_back(m == "0" ? col : m + " + " + col);
-            else
-                idx.push_back(m);
-        }
-        // A 32-bit shared-window address: the arena base plus the element's byte offset.
-        auto slot = m_shared.find(r.buffer);
-        int64_t base = slot == m_shared.end() ? 0 : slot->second.offset;
-        return "tb_smem_s + " + std::to_string(base) + " + " +
-               std::to_string(ir::dtypeBytes(r.buffer->dtype)) + " * (" + sharedOffset(r.buffer, idx) + ")";
-    };
-    // `bRef`: the B fragment array of this k step ("b_frag" or "b_frag[slot]").
-    auto emitMmas = [&](const std::string& bRef, const std::function<std::string(int64_t)>& aOf) {
-        for (int64_t i = 0; i < MI; ++i)
-            for (int64_t j = 0; j < NJ; ++j) {
-                std::string c;
-                for (int v = 0; v < 4; ++v)
-                    c += cName + "[" + std::to_string(cSlot[size_t((i * NJ + j) * 4 + v)]) + "], ";
-                std::string b0s, b1s;
-                if (bX4) {
-                    b0s = bRef + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2) + "]";
-                    b1s = bRef + "[" + std::to_string(j / 2) + "][" + std::to_string((j % 2) * 2 + 1) + "]";
-                } else {
-                    b0s = bRef + "[" + std::to_string(j) + "][0]";
-                    b1s = bRef + "[" + std::to_string(j) + "][1]";
-                }
-                line(mma + "(" + c + aOf(i) + ", " + b0s + ", " + b1s + ");", s.range);
-            }
-    };
-    const std::string bDims = "[" + std::to_string(NB) + "][" + (bX4 ? "4" : "2") + "]";
-    // Loads the B fragments of the k step starting at `kBase` into `bRef` (declared by the caller).
-    auto emitBLoads = [&](const std::string& kBase, const std::string& bRef) {
-        line("#pragma unroll");
-        open("for (int " + ni + " = 0; " + ni + " < " + std::to_string(NB) + "; ++" + ni + ")");
-        std::string n0 = warpN + " * " + std::to_string(WN) + " + " + ni + " * " + (bX4 ? "16" : "8");
-        std::string ptr;
-        if (!s.transposeB) { // B stored [K][N]: .trans
-            std::string row = kBase + " + " + lane + " % 16";
-            std::string col = bX4 ? n0 + " + (" + lane + " / 16) * 8" : n0;
-            ptr = smemPtr(s.b, row, col);
-            line(std::string(bX4 ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x2_trans(") + bRef + "[" + ni +
-                     "], " + ptr + ");",
-                 s.b.range);
-        } else { // B stored [N][K]
-            std::string row =
-                bX4 ? n0 + " + 8 * (" + lane + " / 16) + " + lane + " % 8" : n0 + " + " + lane + " % 8";
-            std::string col =
-                bX4 ? kBase + " + 8 * ((" + lane + " % 16) / 8)" : kBase + " + 8 * ((" + lane + " / 8) % 2)";
-            ptr = smemPtr(s.b, row, col);
-            line(std::string(bX4 ? "tb_ldmatrix_x4(" : "tb_ldmatrix_x2(") + bRef + "[" + ni + "], " + ptr +
-                     ");",
-                 s.b.range);
-        }
-        close();
-    };
-    if (!rs) {
-        // Operands double-buffered across k steps: step kk+1's ldmatrix are issued before step kk's mma, so
-        // the shared-memory latency overlaps the tensor-core work (k steps are unrolled: slots are
-        // constants).
-        const int64_t KK = K / 16;
-        auto emitALoads = [&](const std::string& kBase, const std::string& aRef) {
-            line("#pragma unroll");
-            open("for (int " + mi + " = 0; " + mi + " < " + std::to_string(MI) + "; ++" + mi + ")");
-            std::string m0 = warpM + " * " + std::to_string(WM) + " + " + mi + " * 16";
-            if (!s.transposeA) {
-                line("tb_ldmatrix_x4(" + aRef + "[" + mi + "], " +
-                         smemPtr(s.a, m0 + " + " + lane + " % 16", kBase + " + (" + lane + " / 16) * 8") +
-                         ");",
-                     s.a.range);
-            } else {
-                line("tb_ldmatrix_x4_trans(" + aRef + "[" + mi + "], " +
-                         smemPtr(s.a, kBase + " + 8 * (" + lane + " / 16) + " + lane + " % 8",
-                                 m0 + " + 8 * ((" + lane + " % 16) / 8)") +
-                         ");",
-                     s.a.range);
-            }
-            close();
-        };
-        line("unsigned " + aFrag + "[2][" + std::to_string(MI) + "][4];");
-        line("unsigned " + bFrag + "[2]" + bDims + ";");
-        emitALoads("0", aFrag + "[0]");
-        emitBLoads("0", bFrag + "[0]");
-        line("#pragma unroll");
-        open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(KK) + "; ++" + kk + ")", s.range);
-        open("if (" + kk + " + 1 < " + std::to_string(KK) + ")", s.range);
-        std::string next = "((" + kk + " + 1) & 1)";
-        emitALoads("(" + kk + " + 1) * 16", aFrag + "[" + next + "]");
-        emitBLoads("(" + kk + " + 1) * 16", bFrag + "[" + next + "]");
-        close();
-        std::string cur = "(" + kk + " & 1)";
-        emitMmas(bFrag + "[" + cur + "]",
-                 [&](int64_t i) { return aFrag + "[" + cur + "][" + std::to_string(i) + "]"; });
-        close();
-    } else {
-        const std::string pack = at == DType::Float16 ? "tb_pack_f16" : "tb_pack_bf16";
-        const int64_t KK = K / 16;
-        const std::string aName = nameOf(A);
-        for (int64_t k = 0; k < KK; ++k) {
-            open("", s.range);
-            m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{ // k step " + std::to_string(k));
-            line("unsigned " + aFrag + "[" + std::to_string(MI) + "][4];");
-            for (int64_t i = 0; i < MI; ++i)
-                for (int reg = 0; reg < 4; ++reg) {
-                    auto sl = [&](int v) { return std::to_string(aSlot[size_t((i * KK + k) * 8 + v)]); };
-                    line(aFrag + "[" + std::to_string(i) + "][" + std::to_string(reg) + "] = " + pack + "(" +
-                             aName + "[" + sl(2 * reg) + "], " + aName + "[" + sl(2 * reg + 1) + "]);",
-                         s.a.range);
-                }
-            line("unsigned " + bFrag + bDims + ";");
-            emitBLoads(std::to_string(k * 16), bFrag);
-            emitMmas(bFrag, [&](int64_t i) { return aFrag + "[" + std::to_string(i) + "]"; });
-            close();
-        }
-    }
-    close();
 }
 
 // ---------------------------------------------------------------------------------------------- reduce

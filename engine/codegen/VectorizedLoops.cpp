@@ -81,6 +81,45 @@ struct SharedPoint {
 
 } // namespace
 
+std::optional<int64_t> KernelEmitter::sharedVectorStep(const ir::Region& region, const ThreadMap& map,
+                                                       int V) const {
+    std::vector<int64_t> mins;
+    std::vector<int> tileDimOf;
+    int tileDims = 0;
+    for (size_t d = 0; d < region.mins.size(); ++d) {
+        auto m = ir::constantInt(region.mins[d]);
+        auto e = ir::constantInt(region.extents[d]);
+        if (!m)
+            return std::nullopt;
+        mins.push_back(*m);
+        tileDimOf.push_back(e && *e == 1 ? -1 : tileDims++);
+    }
+    const int64_t vectors = map.regs / V;
+    if (vectors < 1)
+        return std::nullopt;
+    std::vector<int64_t> offsets(size_t(map.threads * vectors));
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t j = 0; j < vectors; ++j) {
+            std::vector<int64_t> p = map.point(t, j * V);
+            if (p.size() != size_t(tileDims))
+                return std::nullopt;
+            std::vector<int64_t> q = mins;
+            for (size_t d = 0; d < q.size(); ++d)
+                if (tileDimOf[d] >= 0)
+                    q[d] += p[size_t(tileDimOf[d])];
+            auto offset = sharedElementOffset(region.buffer, q);
+            if (!offset)
+                return std::nullopt;
+            offsets[size_t(t * vectors + j)] = *offset;
+        }
+    const int64_t step = vectors > 1 ? offsets[1] - offsets[0] : 0;
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t j = 0; j < vectors; ++j)
+            if (offsets[size_t(t * vectors + j)] != offsets[size_t(t * vectors)] + j * step)
+                return std::nullopt;
+    return step;
+}
+
 bool KernelEmitter::sharedRunContiguous(
     const Buffer* buffer, const ThreadMap& map, int V,
     const std::function<std::optional<std::vector<int64_t>>(int64_t, int64_t)>& pointOf) const {
@@ -276,6 +315,7 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
              " += " + std::to_string(V) + ")",
          range);
     // Coordinates of the vector's first element: the vector addresses are taken there.
+    const size_t outerDeclarations = m_out->size();
     for (size_t d = 0; d < scope.vars.size(); ++d)
         line("const int " + nameOf(scope.vars[d]) + " = " + map.coords[d].toC(m_tx, r) + ";", range);
     auto vecType = [&](const VectorAccess& a) {
@@ -304,11 +344,14 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
     inner.reg = "(" + r + " + " + e + ")";
     line("#pragma unroll");
     open("for (int " + e + " = 0; " + e + " < " + std::to_string(V) + "; ++" + e + ")", range);
+    const size_t innerDeclarations = m_out->size();
     for (size_t d = 0; d < scope.vars.size(); ++d)
         line("const int " + nameOf(scope.vars[d]) + " = " + map.coords[d].toC(m_tx, inner.reg) + ";", range);
+    size_t innerDeclared = scope.vars.size();
     if (map.replicate > 1) {
         inner.rep = m_repName;
         line("const int " + inner.rep + " = " + map.repFit.toC(m_tx, inner.reg) + "; // replica", range);
+        ++innerDeclared;
     }
     for (const VectorAccess& a : accesses)
         m_vectorTemps[a.indices] = a.temp + "[" + e + "]";
@@ -318,6 +361,7 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
     for (const VectorAccess& a : accesses)
         m_vectorTemps.erase(a.indices);
     close();
+    dropUnusedIndexLines(innerDeclarations, innerDeclared);
     m_simt = &scope;
     for (const VectorAccess& a : accesses) {
         if (!a.store)
@@ -329,6 +373,7 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
     }
     m_simt = nullptr;
     close();
+    dropUnusedIndexLines(outerDeclarations, scope.vars.size());
 }
 
 } // namespace tb::codegen

@@ -31,19 +31,27 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
         src.find("extern \"C\" __global__ void __launch_bounds__(128) matmul_relu_kernel_kernel(half_t* "
                  "__restrict__ A, half_t* __restrict__ B, half_t* __restrict__ C)"),
         std::string::npos);
-    // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B (in
-    // unrolled loops, at shared-window addresses), and 4 x 8 mma.sync m16n8k16. The operands are
-    // double-buffered: step 0's loads before the k loop, step kk+1's inside it, and the mma read slot kk & 1.
-    EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 32u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag[0][mi], tb_smem_s + "), 1u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag[((kk + 1) & 1)][mi], tb_smem_s + "), 1u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag[0][ni], tb_smem_s + "), 1u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag[((kk + 1) & 1)][ni], tb_smem_s + "), 1u);
-    EXPECT_EQ(countOf(src, "a_frag[(kk & 1)][0], b_frag[(kk & 1)][0][0]"), 1u);
-    // Two operand copies, each issued in the prologue and in the steady state.
-    EXPECT_EQ(countOf(src, "tb_cp_async_16(dst_ptr, src_ptr);"), 4u);
+    // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B and
+    // 4 x 8 mma.sync m16n8k16, unrolled over the 4 k steps. The gemm is woven with the pipeline: the first
+    // tile's step 0 loads before the loop, every step loads the next step's operands (the last step the next
+    // tile's), so 5 load sets in all.
+    EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 4u * 32u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 5u * 4u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 5u * 4u);
+    EXPECT_EQ(countOf(src, "a_frag[0][0], b_frag[0][0][0]"), 2u); // steps 0 and 2 read slot 0
+    // Strength-reduced addresses: one lane offset per operand, k steps as XORs of it (swizzle-128B flips
+    // the 16-byte chunk bits), atoms and stages as adds.
+    EXPECT_EQ(countOf(src, "const unsigned A_shared_row = "), 1u);
+    EXPECT_EQ(countOf(src, "const unsigned A_shared_row_x32 = A_shared_row ^ 32u;"), 1u);
+    EXPECT_EQ(countOf(src, "const unsigned B_shared_row = "), 1u);
+    EXPECT_NE(src.find("tb_ldmatrix_x4(a_frag[1][0], tb_smem_s + 0 + read_slot * 16384 + A_shared_row_x32);"),
+              std::string::npos);
+    // Two operand copies, each issued in the prologue and in the steady state, at 32-bit shared addresses.
+    EXPECT_EQ(countOf(src, "tb_cp_async_16(tb_smem_s + "), 4u);
     EXPECT_EQ(countOf(src, "tb_cp_async_commit();"), 2u);
-    EXPECT_EQ(countOf(src, "tb_cp_async_wait<1>();"), 1u); // num_stages=3: wait_group(num_stages - 2)
+    // num_stages=3: wait_group(num_stages - 2), for the first tile and once per tile in the last k step.
+    EXPECT_EQ(countOf(src, "tb_cp_async_wait<1>();"), 2u);
+    EXPECT_NE(src.find("read_slot = read_slot + 1 == 3 ? 0 : read_slot + 1;"), std::string::npos);
     EXPECT_GE(countOf(src, "__syncthreads();"), 1u);
     EXPECT_NE(src.find("tb_rasterize_col(4, bx, by);"), std::string::npos);
     // 3 stages x (128x64 + 64x128) halves.
