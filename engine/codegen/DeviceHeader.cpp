@@ -94,6 +94,19 @@ template <int N> static __device__ __forceinline__ void tb_cp_async_wait() {
 #define tb_ldmatrix_x4_trans(r, a) \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n" \
                  : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(a))
+// Predicated forms (`p` the same in every lane): a woven pipeline's last tile skips loading a next tile while
+// the loads stay in the same basic block as the mma they overlap (a branch would split the schedule).
+#define TB_LDMATRIX_IF(shape, r, a, p) \
+    asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\n@q ldmatrix.sync.aligned.m8n8." shape \
+                 ".shared.b16 {%0, %1, %2, %3}, [%4];\n}\n" \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3]) : "r"(a), "r"((int)(p)))
+#define TB_LDMATRIX2_IF(shape, r, a, p) \
+    asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %3, 0;\n@q ldmatrix.sync.aligned.m8n8." shape \
+                 ".shared.b16 {%0, %1}, [%2];\n}\n" : "=r"((r)[0]), "=r"((r)[1]) : "r"(a), "r"((int)(p)))
+#define tb_ldmatrix_x4_if(r, a, p) TB_LDMATRIX_IF("x4", r, a, p)
+#define tb_ldmatrix_x4_trans_if(r, a, p) TB_LDMATRIX_IF("x4.trans", r, a, p)
+#define tb_ldmatrix_x2_if(r, a, p) TB_LDMATRIX2_IF("x2", r, a, p)
+#define tb_ldmatrix_x2_trans_if(r, a, p) TB_LDMATRIX2_IF("x2.trans", r, a, p)
 
 // mma.sync m16n8k16 with fp32 accumulators: c0..c3 += A (4 regs) x B (2 regs).
 static __device__ __forceinline__ void tb_mma_f16(float& c0, float& c1, float& c2, float& c3, const unsigned* a,

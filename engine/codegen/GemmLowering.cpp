@@ -399,7 +399,13 @@ void KernelEmitter::emitGemmLaneSetup(GemmLowering& g) {
 }
 
 void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std::string& aRef,
-                                  const std::string& bRef) {
+                                  const std::string& bRef, const std::string& predicate) {
+    // "tb_ldmatrix_x4(" -> "tb_ldmatrix_x4_if(" and the predicate as the last argument.
+    auto call = [&](const std::string& op, const std::string& dst, const std::string& ptr) {
+        if (predicate.empty())
+            return op + dst + ", " + ptr + ");";
+        return op.substr(0, op.size() - 1) + "_if(" + dst + ", " + ptr + ", " + predicate + ");";
+    };
     const Stmt& s = *g.stmt;
     // The 32-bit shared-window address of a load: arena base, stage, the lane register and a constant.
     auto address = [&](const ir::Region& r, const OperandAddressing& addr, int64_t atom) {
@@ -443,7 +449,7 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
                               k0, g.lane);
                 ptr = formula(s.a, row, col);
             }
-            line(op + aRef + "[" + std::to_string(mi) + "], " + ptr + ");", s.a.range);
+            line(call(op, aRef + "[" + std::to_string(mi) + "]", ptr), s.a.range);
         }
     }
     const char* op = !s.transposeB ? (g.bX4 ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x2_trans(")
@@ -459,7 +465,7 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
                                         k0, g.lane);
             ptr = formula(s.b, row, col);
         }
-        line(op + bRef + "[" + std::to_string(ni) + "], " + ptr + ");", s.b.range);
+        line(call(op, bRef + "[" + std::to_string(ni) + "]", ptr), s.b.range);
     }
 }
 
@@ -575,7 +581,11 @@ bool KernelEmitter::emitWovenGemmPipeline(const Stmt& gemm, const PipelineSteps&
         if (k + 1 == g.steps)
             steps.waitTile(true);
         std::string next = "[" + std::to_string((k + 1) & 1) + "]", cur = "[" + std::to_string(k & 1) + "]";
-        emitGemmLoads(g, (k + 1) % g.steps, g.aFrag + next, g.bFrag + next);
+        // The last step loads the next tile's first operands; the last tile has none to load (loading them
+        // anyway would read a stale slot and cost shared-memory wavefronts the program never asked for).
+        // Predicated, not branched: a branch would split the block the loads overlap the mma in.
+        emitGemmLoads(g, (k + 1) % g.steps, g.aFrag + next, g.bFrag + next,
+                      k + 1 == g.steps ? steps.hasNextTile : std::string());
         if (k == 0)
             steps.issuePrefetch();
         emitGemmMmas(g, k, g.aFrag + cur, g.bFrag + cur);

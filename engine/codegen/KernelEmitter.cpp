@@ -748,6 +748,7 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     std::string it = zeroMin ? v : unique(v + "_iter");
     PipelineSteps steps;
     steps.readSlot = readSlot;
+    steps.hasNextTile = it + " + 1 < " + n;
     steps.openLoop = [&] {
         open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")", s.range);
         if (!zeroMin)

@@ -169,18 +169,22 @@ private:
     std::optional<GemmLowering> prepareGemm(const ir::Stmt& s);
     OperandAddressing solveOperandAddressing(const GemmLowering& g, bool operandA);
     void emitGemmLaneSetup(GemmLowering& g);
-    void emitGemmLoads(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef);
+    // `predicate`: a C condition, the same in every lane, under which the loads happen (empty: always).
+    void emitGemmLoads(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef,
+                       const std::string& predicate = {});
     void emitGemmMmas(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef);
     // T.Pipelined whose body is cp.async copies and one shared-operand T.gemm: the next tile's first
     // fragments load while the current tile's last k step computes (one barrier per tile). False, with
     // nothing emitted, when the loop does not have that shape.
     struct PipelineSteps {
-        std::string readSlot;           // the stage the current tile is read from
-        std::function<void()> openLoop; // "for (...) {" over the tiles
-        std::function<void(bool)>
-            waitTile; // cp.async wait and barrier (then the read slot advanced if asked)
-        std::function<void()>
-            issuePrefetch; // copies of the tile num_stages-1 ahead, commit, write slot advanced
+        std::string readSlot;    // the stage the current tile is read from
+        std::string hasNextTile; // C condition: the loop has a tile after the current one
+        // "for (...) {" over the tiles.
+        std::function<void()> openLoop;
+        // cp.async wait and barrier, then the read slot advanced if asked.
+        std::function<void(bool)> waitTile;
+        // Copies of the tile num_stages - 1 ahead, commit, write slot advanced.
+        std::function<void()> issuePrefetch;
     };
     bool emitWovenGemmPipeline(const ir::Stmt& gemm, const PipelineSteps& steps);
     std::optional<int64_t> sharedElementOffset(const ir::Buffer* buffer,

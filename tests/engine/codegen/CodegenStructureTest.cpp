@@ -34,10 +34,13 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
     // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B and
     // 4 x 8 mma.sync m16n8k16, unrolled over the 4 k steps. The gemm is woven with the pipeline: the first
     // tile's step 0 loads before the loop, every step loads the next step's operands (the last step the next
-    // tile's), so 5 load sets in all.
+    // tile's, predicated off in the last tile), so 5 load sets in all.
     EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 4u * 32u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 5u * 4u);
-    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 5u * 4u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 4u * 4u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 4u * 4u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_if(a_frag[0]["), 4u);
+    EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans_if(b_frag[0]["), 4u);
+    EXPECT_NE(src.find(", ko + 1 < 8);"), std::string::npos);
     EXPECT_EQ(countOf(src, "a_frag[0][0], b_frag[0][0][0]"), 2u); // steps 0 and 2 read slot 0
     // Strength-reduced addresses: one lane offset per operand, k steps as XORs of it (swizzle-128B flips
     // the 16-byte chunk bits), atoms and stages as adds.
