@@ -10,7 +10,9 @@ JOBS="${TILEBENCH_JOBS:-$(nproc)}"
 run_ctest() {
     local dir="$1"
     if command -v xvfb-run >/dev/null && [[ -z "${DISPLAY:-}" ]]; then
-        xvfb-run -a -s "-screen 0 1600x1000x24" ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
+        # -noreset: by default the X server resets when its last client disconnects, and a GUI test that
+        # connects during the reset fails with "could not connect to display" (seen once in CI).
+        xvfb-run -a -s "-screen 0 1600x1000x24 -noreset" ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
     else
         ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
     fi
