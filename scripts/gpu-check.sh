@@ -108,6 +108,13 @@ else
     row "wavefront agreement" "$(grep -c -E ' [+-][0-9]+$' "$LOGS/wavefront-agreement.txt") rows differ (see wavefront-agreement.txt)"
 fi
 cat "$LOGS/wavefront-agreement.txt"
+# The per-kernel store excess of kernels with cp.async, isolated: the same kernel with and without cp.async.
+for async in 1 0; do
+    "$TILEC" profile "$KERNELS/ldgsts_contention.cu" -p ASYNC=$async --json \
+        >"$LOGS/profiles/ldgsts-contention-$async.json" 2>>"$LOGS/profiles/errors.log"
+done
+python3 "$ROOT/scripts/ldgsts-contention.py" "$LOGS/profiles/ldgsts-contention-1.json" \
+    "$LOGS/profiles/ldgsts-contention-0.json" | tee "$LOGS/ldgsts-contention.txt" || true
 
 if [[ "${QUICK:-0}" == "1" ]]; then
     step "summary"

@@ -9,7 +9,12 @@ side is `tilec banks NAME.py --no-wgmma --json` (the portable path the GPU ran).
               the measured smsp__sass wavefronts of the SASS instructions placed on that line. SASS records on
               no tile-program line (the cp.async helper, whose SASS metric bank-rules.md shows is not
               reproducible) are listed as 'unplaced' and not compared.
-Exit status 1 when a compared row differs.
+A per-kernel excess in a kernel that also runs cp.async, with the hardware reporting bank conflicts the
+static side does not have, is labelled 'cp.async contention': cp.async fills of other warps landing while
+ld/st.shared run, charged to those instructions by the counter and different in every run
+(tests/engine/profile/kernels/ldgsts_contention.cu shows it vanish when the same kernel copies without
+cp.async). Such rows are printed with their numbers and do not fail the check.
+Exit status 1 when a compared row differs otherwise.
 """
 import collections
 import json
@@ -38,26 +43,41 @@ def main():
             blocks = kernel["blocks"]
             per_kernel = kernel["totals"]["perKernel"]
             metrics = {m["name"]: m.get("value") for m in report["counters"]["metrics"] if m.get("available")}
-            for op in ("ld", "st"):
-                m = metrics.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
-                p = per_kernel["opLd" if op == "ld" else "opSt"]
-                verdict = "equal" if m == p else ("n/a" if m is None else f"{(m - p):+d}")
-                differ += m is not None and m != p
-                print(f"{name:<20} {'kernel ' + str(k) + ' op_' + op:<26} {p:>12} {m if m is not None else '-':>12}  {verdict}")
+            runs_cp_async = any(r["tileLine"] < 0 and r["sharedWavefronts"]
+                                for r in report["sass"]["instructions"])
+            # Per line first: the SASS metric of every instruction the program runs.
             by_line = collections.Counter()
             for r in report["sass"]["instructions"]:
                 by_line[r["tileLine"]] += r["sharedWavefronts"]
             predicted = {l["line"]: l["sassComparable"] * blocks for l in kernel["lines"]}
+            line_rows, lines_equal = [], True
             for line in sorted(set(by_line) | set(predicted)):
                 p, m = predicted.get(line, 0), by_line.get(line, 0)
                 if not p and not m:
                     continue
                 if line < 0:
-                    print(f"{name:<20} {'unplaced (cp.async helper)':<26} {'-':>12} {m:>12}  not compared")
+                    line_rows.append(f"{name:<20} {'unplaced (cp.async helper)':<26} {'-':>12} {m:>12}  not compared")
                     continue
+                lines_equal = lines_equal and p == m
                 differ += p != m
-                print(f"{name:<20} {'line ' + str(line) + ' (SASS metric)':<26} {p:>12} {m:>12}  "
-                      f"{'equal' if p == m else f'{m - p:+d}'}")
+                line_rows.append(f"{name:<20} {'line ' + str(line) + ' (SASS metric)':<26} {p:>12} {m:>12}  "
+                                 f"{'equal' if p == m else f'{m - p:+d}'}")
+            # Per kernel: an excess is cp.async contention only where every instruction is exact, the kernel
+            # runs cp.async, and the counter reports conflicts the instructions do not have.
+            for op in ("ld", "st"):
+                m = metrics.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
+                p = per_kernel["opLd" if op == "ld" else "opSt"]
+                conflicts = metrics.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum") or 0
+                predicted_conflicts = per_kernel["opLdConflicts" if op == "ld" else "opStConflicts"]
+                contention = (m is not None and m > p and lines_equal and runs_cp_async and
+                              conflicts > predicted_conflicts)
+                verdict = "equal" if m == p else ("n/a" if m is None else f"{(m - p):+d}")
+                if contention:
+                    verdict += f" cp.async contention ({conflicts} counted conflicts, {predicted_conflicts} real)"
+                differ += m is not None and m != p and not contention
+                print(f"{name:<20} {'kernel ' + str(k) + ' op_' + op:<26} {p:>12} {m if m is not None else '-':>12}  {verdict}")
+            for row in line_rows:
+                print(row)
     return 1 if differ else 0
 
 

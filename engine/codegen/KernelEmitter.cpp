@@ -1417,12 +1417,29 @@ std::string KernelEmitter::loadText(const Buffer* buffer, const std::vector<Expr
     return lv;
 }
 
+namespace {
+// The argument of `v` when `v` is exactly one call of `function`: storing a value already rounded to the
+// storage type rounds it once, not twice.
+std::string withoutOuterCall(const std::string& v, const std::string& function) {
+    std::string head = function + "(";
+    if (v.rfind(head, 0) != 0 || v.back() != ')')
+        return v;
+    int depth = 0;
+    for (size_t i = head.size() - 1; i < v.size(); ++i) {
+        depth += v[i] == '(' ? 1 : v[i] == ')' ? -1 : 0;
+        if (depth == 0 && i + 1 != v.size())
+            return v; // the call closes before the end: `v` is an expression around it
+    }
+    return v.substr(head.size(), v.size() - head.size() - 1);
+}
+} // namespace
+
 std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v) const {
     if (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared) {
         if (buffer->dtype == DType::Float16)
-            return "tb_f2h(" + v + ")";
+            return "tb_f2h(" + withoutOuterCall(v, "tb_round_f16") + ")";
         if (buffer->dtype == DType::BFloat16)
-            return "tb_f2bf(" + v + ")";
+            return "tb_f2bf(" + withoutOuterCall(v, "tb_round_bf16") + ")";
     }
     return v;
 }
