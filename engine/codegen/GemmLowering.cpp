@@ -11,6 +11,7 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace tb::codegen {
 
@@ -411,7 +412,9 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
     auto address = [&](const ir::Region& r, const OperandAddressing& addr, int64_t atom) {
         size_t i = size_t(atom * g.steps + step);
         const SharedSlot& slot = m_shared.at(r.buffer);
-        std::string text = "tb_smem_s + " + std::to_string(slot.offset + addr.adds[i]);
+        int64_t constant = slot.offset + addr.adds[i];
+        std::string text =
+            "tb_smem_s " + std::string(constant < 0 ? "- " : "+ ") + std::to_string(std::abs(constant));
         auto stage = m_stageExpr.find(r.buffer);
         if (slot.stages > 1 && stage != m_stageExpr.end())
             text += " + " + stage->second + " * " +
@@ -469,10 +472,8 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
     }
 }
 
-void KernelEmitter::emitGemmMmas(const GemmLowering& g, int64_t step, const std::string& aRef,
-                                 const std::string& bRef) {
+void KernelEmitter::emitGemmMmas(const GemmLowering& g, const std::string& aRef, const std::string& bRef) {
     const Stmt& s = *g.stmt;
-    (void)step;
     for (int64_t i = 0; i < g.atomsM; ++i) {
         std::string a = aRef + "[" + std::to_string(i) + "]";
         for (int64_t j = 0; j < g.atomsN; ++j) {
@@ -526,7 +527,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
                         cur = "[" + std::to_string(k & 1) + "]";
             if (k + 1 < g.steps)
                 emitGemmLoads(g, k + 1, g.aFrag + next, g.bFrag + next);
-            emitGemmMmas(g, k, g.aFrag + cur, g.bFrag + cur);
+            emitGemmMmas(g, g.aFrag + cur, g.bFrag + cur);
         }
     } else {
         const std::string pack = g.a->dtype == DType::Float16 ? "tb_pack_f16" : "tb_pack_bf16";
@@ -547,7 +548,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
                 }
             line("unsigned " + g.bFrag + bDims + ";");
             emitGemmLoads(g, k, g.aFrag, g.bFrag);
-            emitGemmMmas(g, k, g.aFrag, g.bFrag);
+            emitGemmMmas(g, g.aFrag, g.bFrag);
             close();
         }
     }
@@ -588,7 +589,7 @@ bool KernelEmitter::emitWovenGemmPipeline(const Stmt& gemm, const PipelineSteps&
                       k + 1 == g.steps ? steps.hasNextTile : std::string());
         if (k == 0)
             steps.issuePrefetch();
-        emitGemmMmas(g, k, g.aFrag + cur, g.bFrag + cur);
+        emitGemmMmas(g, g.aFrag + cur, g.bFrag + cur);
     }
     close();
     return true;

@@ -172,7 +172,7 @@ private:
     // `predicate`: a C condition, the same in every lane, under which the loads happen (empty: always).
     void emitGemmLoads(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef,
                        const std::string& predicate = {});
-    void emitGemmMmas(const GemmLowering& g, int64_t step, const std::string& aRef, const std::string& bRef);
+    void emitGemmMmas(const GemmLowering& g, const std::string& aRef, const std::string& bRef);
     // T.Pipelined whose body is cp.async copies and one shared-operand T.gemm: the next tile's first
     // fragments load while the current tile's last k step computes (one barrier per tile). False, with
     // nothing emitted, when the loop does not have that shape.
