@@ -3,6 +3,7 @@
 #include "engine/gpu/Nvrtc.h"
 
 #include "engine/gpu/CompileCache.h"
+#include "engine/gpu/CubinElf.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -235,6 +236,14 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
         return result;
     }
     PtxasKernelInfo info = parsePtxasInfo(result.log, kernelName);
+    if (!info.found) {
+        // NVRTC answered from its ptxas cache (same PTX as an earlier compile) and printed no report; the
+        // cubin itself records the registers and the stack frame.
+        if (auto resources = cubinFunctionResources(result.cubin, kernelName)) {
+            info.registers = resources->registers;
+            info.stackBytes = resources->frameBytes;
+        }
+    }
     result.registers = info.registers;
     result.sharedBytes = info.sharedBytes;
     result.spillStoreBytes = info.spillStoreBytes;

@@ -34,7 +34,8 @@ struct CudaCompileResult {
     std::string log; // the NVRTC/ptxas log, or why nothing was compiled
     std::string ptx;
     std::vector<char> cubin;
-    // From ptxas -v for `kernelName`; -1 when the log did not mention the kernel.
+    // From ptxas -v for `kernelName`. When NVRTC's ptxas cache answered (no report in the log), registers
+    // and stackBytes come from the cubin's .nv.info and the rest stay -1.
     int registers = -1;
     int sharedBytes = -1; // static shared memory
     int spillStoreBytes = -1;

@@ -1,6 +1,8 @@
 // DWARF line-table reader for cubins (see CubinLineTable.h).
 #include "engine/profile/CubinLineTable.h"
 
+#include "engine/gpu/CubinElf.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -8,90 +10,12 @@ namespace tb::profile {
 
 namespace {
 
-struct Section {
-    std::string name;
-    uint32_t type = 0;
-    uint64_t offset = 0, size = 0;
-    uint32_t link = 0, info = 0;
-    uint64_t entrySize = 0;
-};
-
-// Little-endian reads with bounds checks; `ok` turns false on the first read past the end.
-struct Reader {
-    const unsigned char* data;
-    size_t size;
-    size_t pos = 0;
-    bool ok = true;
-
-    bool has(size_t n) {
-        if (!ok || pos > size || size - pos < n) {
-            ok = false;
-            return false;
-        }
-        return true;
-    }
-    uint64_t uint(size_t n) {
-        if (!has(n))
-            return 0;
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; ++i)
-            v |= uint64_t(data[pos + i]) << (8 * i);
-        pos += n;
-        return v;
-    }
-    uint64_t uleb() {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (!has(1))
-                return 0;
-            unsigned char b = data[pos++];
-            v |= uint64_t(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return v;
-        }
-        ok = false;
-        return 0;
-    }
-    int64_t sleb() {
-        int64_t v = 0;
-        int shift = 0;
-        while (shift < 64) {
-            if (!has(1))
-                return 0;
-            unsigned char b = data[pos++];
-            v |= int64_t(b & 0x7f) << shift;
-            shift += 7;
-            if (!(b & 0x80)) {
-                if (shift < 64 && (b & 0x40))
-                    v |= -(int64_t(1) << shift);
-                return v;
-            }
-        }
-        ok = false;
-        return 0;
-    }
-    std::string cstr() {
-        std::string s;
-        while (has(1)) {
-            char c = static_cast<char>(data[pos++]);
-            if (c == '\0')
-                return s;
-            s.push_back(c);
-        }
-        return s;
-    }
-};
-
-std::string cString(const std::vector<char>& bytes, uint64_t offset, uint64_t limit) {
-    std::string s;
-    for (uint64_t i = offset; i < limit && i < bytes.size() && bytes[i] != '\0'; ++i)
-        s.push_back(bytes[i]);
-    return s;
-}
+using gpu::ElfReader;
+using Section = gpu::ElfSection;
 
 // One line program (one kernel's sequence(s)) starting at `start` in .debug_line. `functionAt` names the
 // kernel whose address a DW_LNE_set_address operand at a given .debug_line offset refers to.
-bool decodeProgram(Reader& r, size_t start, const std::map<uint64_t, std::string>& functionAt,
+bool decodeProgram(ElfReader& r, size_t start, const std::map<uint64_t, std::string>& functionAt,
                    std::map<std::string, std::vector<LineRow>>& out, size_t& next, std::string& error) {
     r.pos = start;
     uint64_t unitLength = r.uint(4);
@@ -253,50 +177,9 @@ std::optional<int> CubinLineTable::lineAt(const std::string& function, uint32_t 
 bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, std::string& error) {
     table.functions.clear();
     const auto* data = reinterpret_cast<const unsigned char*>(cubin.data());
-    Reader elf{data, cubin.size()};
-    if (cubin.size() < 64 ||
-        std::memcmp(data,
-                    "\x7f"
-                    "ELF",
-                    4) != 0 ||
-        data[4] != 2 || data[5] != 1) {
-        error = "not a little-endian ELF64 cubin";
+    std::vector<Section> sections;
+    if (!gpu::readElfSections(cubin, sections, error))
         return false;
-    }
-    elf.pos = 0x28;
-    uint64_t shoff = elf.uint(8);
-    elf.pos = 0x3a;
-    uint64_t shentsize = elf.uint(2), shnum = elf.uint(2), shstrndx = elf.uint(2);
-    if (!elf.ok || shentsize < 64 || shnum == 0 || shnum > 65535 || shstrndx >= shnum ||
-        shoff > cubin.size() || (cubin.size() - shoff) / shentsize < shnum) {
-        error = "damaged ELF section table";
-        return false;
-    }
-    std::vector<Section> sections(shnum);
-    for (uint64_t i = 0; i < shnum; ++i) {
-        Reader s{data, cubin.size(), static_cast<size_t>(shoff + i * shentsize)};
-        uint32_t nameOffset = static_cast<uint32_t>(s.uint(4));
-        sections[i].type = static_cast<uint32_t>(s.uint(4));
-        s.uint(8); // flags
-        s.uint(8); // address
-        sections[i].offset = s.uint(8);
-        sections[i].size = s.uint(8);
-        sections[i].link = static_cast<uint32_t>(s.uint(4));
-        sections[i].info = static_cast<uint32_t>(s.uint(4));
-        s.uint(8); // alignment
-        sections[i].entrySize = s.uint(8);
-        sections[i].name = std::to_string(nameOffset); // resolved below
-        bool nobits = sections[i].type == 8;
-        if (!s.ok || (!nobits && (sections[i].offset > cubin.size() ||
-                                  sections[i].size > cubin.size() - sections[i].offset))) {
-            error = "ELF section " + std::to_string(i) + " lies outside the file";
-            return false;
-        }
-    }
-    const Section& names = sections[shstrndx];
-    for (Section& s : sections)
-        s.name = cString(cubin, names.offset + std::stoull(s.name), names.offset + names.size);
-
     const Section* debugLine = nullptr;
     const Section* rela = nullptr;
     for (const Section& s : sections) {
@@ -319,13 +202,13 @@ bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, s
         bool withAddend = rela->name.rfind(".rela", 0) == 0;
         uint64_t entry = withAddend ? 24 : 16;
         for (uint64_t off = 0; off + entry <= rela->size; off += entry) {
-            Reader e{data, cubin.size(), static_cast<size_t>(rela->offset + off)};
+            ElfReader e{data, cubin.size(), static_cast<size_t>(rela->offset + off)};
             uint64_t where = e.uint(8);
             uint64_t info = e.uint(8);
             uint64_t symbol = info >> 32;
             if (!e.ok || symtab.entrySize < 24 || symbol >= symtab.size / symtab.entrySize || !strtab)
                 continue;
-            Reader sym{data, cubin.size(), static_cast<size_t>(symtab.offset + symbol * symtab.entrySize)};
+            ElfReader sym{data, cubin.size(), static_cast<size_t>(symtab.offset + symbol * symtab.entrySize)};
             uint32_t nameOffset = static_cast<uint32_t>(sym.uint(4));
             unsigned char symInfo = static_cast<unsigned char>(sym.uint(1));
             sym.uint(1);
@@ -336,7 +219,7 @@ bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, s
                 if (name.rfind(".text.", 0) == 0)
                     name = name.substr(6);
             } else {
-                name = cString(cubin, strtab->offset + nameOffset, strtab->offset + strtab->size);
+                name = gpu::elfString(cubin, strtab->offset + nameOffset, strtab->offset + strtab->size);
             }
             if (!name.empty())
                 functionAt[where] = name;
@@ -352,7 +235,7 @@ bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, s
             onlyKernel = s.name.substr(6);
         }
 
-    Reader r{data + debugLine->offset, static_cast<size_t>(debugLine->size)};
+    ElfReader r{data + debugLine->offset, static_cast<size_t>(debugLine->size)};
     size_t pos = 0;
     for (int unit = 0; pos < debugLine->size && unit < 100000; ++unit) {
         size_t next = 0;
