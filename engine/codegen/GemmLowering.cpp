@@ -75,6 +75,24 @@ std::pair<std::string, std::string> bLaneText(bool transposed, bool x4, const st
     return {n0 + " + " + lane + " % 8", k0 + " + 8 * ((" + lane + " / 8) % 2)"};
 }
 
+// The index list of an operand element: the region's starts, with `row` and `col` added in its last two
+// dimensions.
+std::vector<std::string> operandIndices(const std::vector<std::string>& mins, const std::string& row,
+                                        const std::string& col) {
+    std::vector<std::string> idx;
+    size_t n = mins.size();
+    for (size_t d = 0; d < n; ++d) {
+        const std::string& m = mins[d];
+        if (d + 2 == n)
+            idx.push_back(m == "0" ? row : m + " + " + row);
+        else if (d + 1 == n)
+            idx.push_back(m == "0" ? col : m + " + " + col);
+        else
+            idx.push_back(m);
+    }
+    return idx;
+}
+
 } // namespace
 
 std::optional<int64_t> KernelEmitter::sharedElementOffset(const Buffer* buffer,
@@ -347,17 +365,10 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
     auto [row, col] =
         operandA ? aLaneText(transposed, g.warpMVar + " * " + std::to_string(g.warpM), "0", g.lane)
                  : bLaneText(transposed, g.bX4, g.warpNVar + " * " + std::to_string(g.warpN), "0", g.lane);
-    std::vector<std::string> idx;
-    size_t n = region.mins.size();
-    for (size_t d = 0; d < n; ++d) {
-        std::string m = std::to_string((*mins)[d]);
-        if (d + 2 == n)
-            idx.push_back(m == "0" ? row : m + " + " + row);
-        else if (d + 1 == n)
-            idx.push_back(m == "0" ? col : m + " + " + col);
-        else
-            idx.push_back(m);
-    }
+    std::vector<std::string> minTexts;
+    for (int64_t m : *mins)
+        minTexts.push_back(std::to_string(m));
+    std::vector<std::string> idx = operandIndices(minTexts, row, col);
     auto stage = m_stageExpr.find(region.buffer);
     std::optional<std::string> savedStage;
     if (stage != m_stageExpr.end()) {
@@ -423,17 +434,10 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
     };
     // Fallback address (a region that moves at run time): the layout formula per load.
     auto formula = [&](const ir::Region& r, const std::string& row, const std::string& col) {
-        std::vector<std::string> idx;
-        size_t n = r.mins.size();
-        for (size_t d = 0; d < n; ++d) {
-            std::string m = expr(r.mins[d]);
-            if (d + 2 == n)
-                idx.push_back(m == "0" ? row : m + " + " + row);
-            else if (d + 1 == n)
-                idx.push_back(m == "0" ? col : m + " + " + col);
-            else
-                idx.push_back(m);
-        }
+        std::vector<std::string> minTexts;
+        for (const auto& m : r.mins)
+            minTexts.push_back(expr(m));
+        std::vector<std::string> idx = operandIndices(minTexts, row, col);
         int64_t base = m_shared.at(r.buffer).offset;
         return "tb_smem_s + " + std::to_string(base) + " + " +
                std::to_string(ir::dtypeBytes(r.buffer->dtype)) + " * (" + sharedOffset(r.buffer, idx) + ")";

@@ -724,15 +724,19 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     open("for (int " + stageVar + " = 0; " + stageVar + " < " + std::to_string(S - 1) + "; ++" + stageVar +
              ")",
          s.range);
+    // The loop's copies for iteration `iteration` into stage `slot`, committed and waited for by the loop.
+    auto issueCopies = [&](const std::string& iteration, const std::string& slot) {
+        m_varOverride[s.loopVar] = iterValue(iteration);
+        for (const Stmt* c : async)
+            m_stageExpr[c->dst.buffer] = slot;
+        m_inPipelineIssue = true;
+        for (const Stmt* c : async)
+            lowerCopy(*c);
+        m_inPipelineIssue = false;
+        m_varOverride.erase(s.loopVar);
+    };
     open("if (" + stageVar + " < " + n + ")", s.range);
-    m_varOverride[s.loopVar] = iterValue(stageVar);
-    for (const Stmt* c : async)
-        m_stageExpr[c->dst.buffer] = stageVar;
-    m_inPipelineIssue = true;
-    for (const Stmt* c : async)
-        lowerCopy(*c);
-    m_inPipelineIssue = false;
-    m_varOverride.erase(s.loopVar);
+    issueCopies(stageVar, stageVar);
     close();
     line("tb_cp_async_commit();", s.range);
     close();
@@ -764,14 +768,7 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
         std::string ahead = "(" + it + " + " + std::to_string(S - 1) + ")";
         open("if (" + ahead + " < " + n + ")", s.range);
         comment("prefetch tile " + ahead + " into slot " + writeSlot, s.range);
-        m_varOverride[s.loopVar] = iterValue(ahead);
-        for (const Stmt* c : async)
-            m_stageExpr[c->dst.buffer] = writeSlot;
-        m_inPipelineIssue = true;
-        for (const Stmt* c : async)
-            lowerCopy(*c);
-        m_inPipelineIssue = false;
-        m_varOverride.erase(s.loopVar);
+        issueCopies(ahead, writeSlot);
         close();
         line("tb_cp_async_commit();", s.range);
         advance(writeSlot);

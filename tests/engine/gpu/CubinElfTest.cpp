@@ -3,6 +3,7 @@
 // damaged or foreign bytes give nothing, never a crash.
 #include "engine/gpu/CubinElf.h"
 
+#include "TestKernels.h"
 #include "engine/gpu/Nvrtc.h"
 
 #include <cstring>
@@ -22,19 +23,7 @@ CudaCompileResult compileUncached(const char* source, const std::string& kernel,
     return compileCuda(source, kernel, options);
 }
 
-// Accumulators in a loop that cannot be unrolled away: the register cap decides whether they spill.
-const char* kPressure = R"CUDA(
-extern "C" __global__ void pressure(const float* in, float* out, int n) {
-    float acc[64];
-    for (int j = 0; j < 64; ++j) acc[j] = in[j * 33 + threadIdx.x];
-    for (int k = 0; k < n; ++k)
-        for (int j = 0; j < 64; ++j) acc[j] = acc[j] * acc[(j + 1) & 63] + in[k * 64 + j];
-    float s = 0.f;
-    for (int j = 0; j < 64; ++j) s += acc[j] * j;
-    out[threadIdx.x] = s;
-}
-extern "C" __global__ void small(float* out) { out[threadIdx.x] = 1.0f; }
-)CUDA";
+const char* kPressure = test::kPressureSource;
 
 TEST(CubinElf, RegistersAndFrameMatchThePtxasReport) {
     for (const std::vector<std::string>& cap : {std::vector<std::string>{}, {"--maxrregcount=24"}}) {

@@ -85,20 +85,9 @@ TEST(Nvrtc, MissingKernelIsReported) {
 
 TEST(Nvrtc, ReportsSpillsUnderARegisterCap) {
     // 64 live accumulators in a loop that cannot be unrolled away, under a 24-register cap: ptxas spills.
-    const char* source = R"CUDA(
-extern "C" __global__ void pressure(const float* in, float* out, int n) {
-    float acc[64];
-    for (int j = 0; j < 64; ++j) acc[j] = in[j * 33 + threadIdx.x];
-    for (int k = 0; k < n; ++k)
-        for (int j = 0; j < 64; ++j) acc[j] = acc[j] * acc[(j + 1) & 63] + in[k * 64 + j];
-    float s = 0.f;
-    for (int j = 0; j < 64; ++j) s += acc[j] * j;
-    out[threadIdx.x] = s;
-}
-)CUDA";
     CudaCompileOptions options = uncached("sm_90a");
     options.extraOptions = {"--maxrregcount=24"};
-    CudaCompileResult r = compileCuda(source, "pressure", options);
+    CudaCompileResult r = compileCuda(test::kPressureSource, "pressure", options);
     ASSERT_TRUE(r.ok) << r.log;
     EXPECT_LE(r.registers, 24) << r.log;
     EXPECT_GT(r.spillStoreBytes + r.stackBytes, 0) << r.log;

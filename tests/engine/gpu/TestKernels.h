@@ -1,6 +1,7 @@
 // CUDA sources shared by the GPU tests: an inline-PTX tensor-core kernel (cp.async, ldmatrix, mma.sync
-// m16n8k16; valid on sm_80 and sm_90a), a wgmma-fence kernel (sm_90a only), a vector add, and kernels that
-// fault or never finish. All are self-contained (no #include), as TileBench's generated code is.
+// m16n8k16; valid on sm_80 and sm_90a), a wgmma-fence kernel (sm_90a only), a vector add, kernels that
+// fault or never finish, and a register-pressure kernel. All are self-contained (no #include), as TileBench's
+// generated code is.
 #pragma once
 
 namespace tb::gpu::test {
@@ -65,6 +66,21 @@ extern "C" __global__ void spin_forever(volatile int* flag) {
     while (*flag == 0) {
     }
 }
+)CUDA";
+
+// 64 accumulators in a loop that cannot be unrolled away: under a register cap (--maxrregcount=24) ptxas
+// spills; `small` beside it needs few registers.
+inline const char* kPressureSource = R"CUDA(
+extern "C" __global__ void pressure(const float* in, float* out, int n) {
+    float acc[64];
+    for (int j = 0; j < 64; ++j) acc[j] = in[j * 33 + threadIdx.x];
+    for (int k = 0; k < n; ++k)
+        for (int j = 0; j < 64; ++j) acc[j] = acc[j] * acc[(j + 1) & 63] + in[k * 64 + j];
+    float s = 0.f;
+    for (int j = 0; j < 64; ++j) s += acc[j] * j;
+    out[threadIdx.x] = s;
+}
+extern "C" __global__ void small(float* out) { out[threadIdx.x] = 1.0f; }
 )CUDA";
 
 } // namespace tb::gpu::test
