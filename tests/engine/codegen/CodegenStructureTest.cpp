@@ -141,3 +141,19 @@ TEST(CodegenStructure, LaunchExpressionsOfDynamicDims) {
     EXPECT_EQ(evaluateLaunchExpr(e, {{"N", 1000}}), 16);
     EXPECT_EQ(evaluateLaunchExpr(e, {}), std::nullopt);
 }
+
+TEST(CodegenStructure, AttentionGemmsUseLaneOffsetsWithoutWeaving) {
+    // Flash attention's loop also runs softmax between its two gemms, so it is not woven; its gemms still
+    // address shared operands through one lane offset each: Q and K (transposed B) of the first gemm, V of
+    // the second (whose A comes from registers).
+    PlannedProgram p = planSample("06_flash_attention.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    DiagnosticEngine diags;
+    CudaKernelSource code = generate(p, diags);
+    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    const std::string& src = code.units[0].source;
+    for (const char* operand : {"Q_shared", "K_shared", "V_shared"})
+        EXPECT_EQ(countOf(src, std::string("const unsigned ") + operand + "_row = "), 1u) << operand;
+    EXPECT_EQ(countOf(src, "ldmatrix operands woven with the pipeline"), 0u);
+    EXPECT_EQ(countOf(src, "_if(b_frag"), 0u); // predicated loads belong to woven loops only
+}
