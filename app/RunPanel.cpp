@@ -440,11 +440,7 @@ RunPanel::RunPanel(CanvasPanels* canvases, QWidget* parent)
         int device = m_devices->itemData(index).toInt();
         if (device < 0 || m_busy)
             return;
-        gpu::RunnerOptions o;
-        o.executable = m_runnerPath.toStdString();
-        for (const QString& a : m_runnerArguments)
-            o.arguments.push_back(a.toStdString());
-        o.watchdog = std::chrono::milliseconds(60000);
+        gpu::RunnerOptions o = runnerOptions();
         std::shared_ptr<Worker> worker = m_worker;
         QMetaObject::invokeMethod(m_workerContext, [worker, o, device] { worker->reset(o, device); });
     });
@@ -480,6 +476,15 @@ bool RunPanel::hasGpu() const {
     return m_devices->count() > 0 && m_devices->currentData().toInt() >= 0;
 }
 
+gpu::RunnerOptions RunPanel::runnerOptions() const {
+    gpu::RunnerOptions o;
+    o.executable = m_runnerPath.toStdString();
+    for (const QString& a : m_runnerArguments)
+        o.arguments.push_back(a.toStdString());
+    o.watchdog = std::chrono::milliseconds(60000);
+    return o;
+}
+
 void RunPanel::setRunner(const QString& executable, const QStringList& arguments) {
     m_runnerPath = executable;
     m_runnerArguments = arguments;
@@ -489,11 +494,7 @@ void RunPanel::setRunner(const QString& executable, const QStringList& arguments
 void RunPanel::probeDevices() {
     m_devicesKnown = false;
     int generation = ++m_probeGeneration;
-    gpu::RunnerOptions o;
-    o.executable = m_runnerPath.toStdString();
-    for (const QString& a : m_runnerArguments)
-        o.arguments.push_back(a.toStdString());
-    o.watchdog = std::chrono::milliseconds(60000);
+    gpu::RunnerOptions o = runnerOptions();
     std::shared_ptr<Worker> worker = m_worker;
     QPointer<RunPanel> self(this);
     QMetaObject::invokeMethod(m_workerContext, [worker, o, self, generation] {

@@ -13,6 +13,7 @@
 #include "app/CanvasPanels.h"
 #include "app/CompileService.h"
 #include "app/CpuRun.h"
+#include "engine/gpu/RunnerClient.h"
 #include "views/model/RunHistoryModel.h"
 
 #include <QStringList>
@@ -83,6 +84,7 @@ private:
     void startProfileJob(const QString& what, bool counters);
     void finishAction(const std::shared_ptr<RunOutcome>& outcome);
     void probeDevices();
+    gpu::RunnerOptions runnerOptions() const; // the runner executable, its arguments and the watchdog
     void showDevices(const QStringList& names, const QString& reason);
     void updateButtons();
     void updateDiff();

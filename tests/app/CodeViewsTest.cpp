@@ -2,7 +2,7 @@
 // gemm line highlights the mma lines and a click on one brings the editor back, NVRTC's PTX shows
 // mma.sync for sm_90a when the PTX dock is visible, the SASS dock shows SASS or says why it cannot, and
 // the Passes dock has text for every pass.
-#include "app/MainWindow.h"
+#include "AppTestSupport.h"
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/gpu/Nvrtc.h"
 
@@ -17,15 +17,9 @@
 
 namespace tb::app {
 
-namespace {
+using test::lineContaining;
 
-int lineContaining(const QString& text, const QString& needle) {
-    QStringList lines = text.split('\n');
-    for (int i = 0; i < lines.size(); ++i)
-        if (lines[i].contains(needle))
-            return i + 1;
-    return 0;
-}
+namespace {
 
 QString lineText(const QPlainTextEdit* view, int line) {
     return view->document()->findBlockByNumber(line - 1).text();
@@ -46,14 +40,7 @@ bool haveDisassembler() {
     return reason.find("neither nvdisasm nor cuobjdump") == std::string::npos;
 }
 
-struct CodeViewsFixture : ::testing::Test {
-    QTemporaryDir recoveryDir;
-    std::unique_ptr<MainWindow> window;
-    void SetUp() override {
-        window = std::make_unique<MainWindow>(Recovery(recoveryDir.path()));
-        window->show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
-    }
+struct CodeViewsFixture : test::WindowFixture {
     void openGemm() {
         ASSERT_TRUE(window->openSample("gemm_relu"));
         ASSERT_TRUE(window->compileNow());

@@ -1,8 +1,7 @@
 // The whole window, driven as a user would: every sample shows real data in every view, a broken edit
 // shows its diagnostic, linked selection works both ways, a run without a GPU explains itself, parameters
 // re-specialize, stale compiles are dropped, and autosaved work is recovered.
-#include "app/MainWindow.h"
-
+#include "AppTestSupport.h"
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/gpu/CudaDriver.h"
 
@@ -18,25 +17,11 @@
 
 namespace tb::app {
 
+using test::lineContaining;
+
 namespace {
 
-int lineContaining(const QString& text, const QString& needle) {
-    QStringList lines = text.split('\n');
-    for (int i = 0; i < lines.size(); ++i)
-        if (lines[i].contains(needle))
-            return i + 1;
-    return 0;
-}
-
-struct Fixture : ::testing::Test {
-    QTemporaryDir recoveryDir;
-    std::unique_ptr<MainWindow> window;
-    void SetUp() override {
-        window = std::make_unique<MainWindow>(Recovery(recoveryDir.path()));
-        window->show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
-    }
-};
+struct Fixture : test::WindowFixture {};
 
 } // namespace
 

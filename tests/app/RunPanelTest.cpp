@@ -4,7 +4,7 @@
 // (median, history entry), Profile (metrics table, measured bank columns), Sweep (measured sweep points),
 // the diff of two history entries; then a runner that is not there, and a runner that finds no GPU (the
 // CPU reference run still works). TILEBENCH_SCREENSHOT_DIR=<dir> also saves the panel and bank view.
-#include "app/MainWindow.h"
+#include "AppTestSupport.h"
 #include "engine/gpu/CudaDriver.h"
 #include "engine/profile/MetricCatalog.h"
 
@@ -23,14 +23,12 @@ namespace tb::app {
 
 namespace {
 
-struct RunPanelFixture : ::testing::Test {
-    QTemporaryDir recoveryDir;
-    std::unique_ptr<MainWindow> window;
+struct RunPanelFixture : test::WindowFixture {
     RunPanel* panel = nullptr;
     void SetUp() override {
-        window = std::make_unique<MainWindow>(Recovery(recoveryDir.path()));
-        window->show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+        test::WindowFixture::SetUp();
+        if (HasFatalFailure())
+            return;
         panel = window->runPanel();
         ASSERT_NE(panel, nullptr);
     }

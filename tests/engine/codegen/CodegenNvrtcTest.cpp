@@ -18,9 +18,9 @@ TEST_P(SampleNvrtc, CompilesForSm80AndSm90a) {
         GTEST_SKIP() << "NVRTC not available in this build";
     PlannedProgram p = planSample(GetParam());
     ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
-    DiagnosticEngine diags;
-    CudaKernelSource code = generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     // TILEBENCH_DUMP_CUDA=DIR keeps the generated sources for reading.
     if (const char* dir = std::getenv("TILEBENCH_DUMP_CUDA"); dir && *dir)
         std::ofstream(std::string(dir) + "/" + GetParam() + ".cu") << code.units[0].source;

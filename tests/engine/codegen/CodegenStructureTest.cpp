@@ -8,20 +8,12 @@ using namespace tb;
 using namespace tb::codegen;
 using namespace tb::codegen::test;
 
-namespace {
-
-CudaKernelSource generate(const PlannedProgram& p, DiagnosticEngine& diags) {
-    return generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
-}
-
-} // namespace
-
 TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
     PlannedProgram p = planSample("02_gemm_relu.py");
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generate(p, diags);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     ASSERT_EQ(code.units.size(), 1u);
     const std::string& src = code.units[0].source;
     ASSERT_EQ(code.units[0].kernels.size(), 1u);
@@ -71,9 +63,9 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
 TEST(CodegenStructure, FlashAttentionUsesShufflesAndRegisterOperand) {
     PlannedProgram p = planSample("06_flash_attention.py");
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generate(p, diags);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     const std::string& src = code.units[0].source;
     // reduce_max and reduce_sum over rows held by a quad of lanes: xor 2 and xor 1 per output register.
     EXPECT_GE(countOf(src, "__shfl_xor_sync(0xffffffffu, acc, 2)"), 2u);
@@ -90,9 +82,9 @@ TEST(CodegenStructure, FlashAttentionUsesShufflesAndRegisterOperand) {
 TEST(CodegenStructure, SoftmaxReducesAcrossWarpsThroughSharedMemory) {
     PlannedProgram p = planSample("04_softmax.py", {{"M", "64"}, {"N", "700"}});
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generate(p, diags);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     const std::string& src = code.units[0].source;
     EXPECT_NE(src.find("red_buf"), std::string::npos);
     EXPECT_NE(src.find("__shfl_xor_sync"), std::string::npos);
@@ -103,9 +95,9 @@ TEST(CodegenStructure, SoftmaxReducesAcrossWarpsThroughSharedMemory) {
 TEST(CodegenStructure, ElementwiseAddSignatureAndVectorCopies) {
     PlannedProgram p = planSample("01_elementwise_add.py", {{"M", "100"}, {"N", "70"}});
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generate(p, diags);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     const GeneratedKernel& k = code.units[0].kernels[0];
     ASSERT_EQ(k.params.size(), 3u);
     EXPECT_EQ(k.params[0].name, "A");
@@ -148,9 +140,9 @@ TEST(CodegenStructure, AttentionGemmsUseLaneOffsetsWithoutWeaving) {
     // the second (whose A comes from registers).
     PlannedProgram p = planSample("06_flash_attention.py");
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generate(p, diags);
-    ASSERT_TRUE(code.ok) << formatDiagnostics(p.result->sources, diags.diagnostics());
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     const std::string& src = code.units[0].source;
     for (const char* operand : {"Q_shared", "K_shared", "V_shared"})
         EXPECT_EQ(countOf(src, std::string("const unsigned ") + operand + "_row = "), 1u) << operand;

@@ -53,6 +53,14 @@ inline PlannedProgram planSample(const std::string& file,
     return planProgram(file, readFile(std::string(TILEBENCH_SAMPLES_DIR) + "/" + file), std::move(overrides));
 }
 
+// The generated CUDA of a planned program; `errors` gets the code generator's diagnostics, formatted.
+inline CudaKernelSource generateFor(const PlannedProgram& p, std::string& errors) {
+    DiagnosticEngine diags;
+    CudaKernelSource code = generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
+    errors = formatDiagnostics(p.result->sources, diags.diagnostics());
+    return code;
+}
+
 inline const std::vector<std::string>& sampleFiles() {
     static const std::vector<std::string> files = {
         "01_elementwise_add.py", "02_gemm_relu.py",       "03_gemm_transpose.py", "04_softmax.py",

@@ -29,9 +29,9 @@ std::string generatedLine(const std::string& source, int line) {
 TEST(LineMap, GemmLinesMapBothWays) {
     PlannedProgram p = planSample("02_gemm_relu.py");
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    DiagnosticEngine diags;
-    CudaKernelSource code = generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
-    ASSERT_TRUE(code.ok);
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
     const GeneratedUnit& unit = code.units[0];
     const std::string& program = p.result->sources.file(p.result->file).text();
     int gemmLine = lineContaining(program, "T.gemm(A_shared, B_shared, C_local)");

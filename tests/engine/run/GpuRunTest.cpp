@@ -140,10 +140,9 @@ TEST(GpuRunCases, EveryCaseGeneratesCode) {
     for (const Case& c : cases()) {
         PlannedProgram p = planSample(c.file, c.params);
         ASSERT_TRUE(p.ok()) << c.file << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
-        DiagnosticEngine diags;
-        codegen::CudaKernelSource code =
-            codegen::generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
-        ASSERT_TRUE(code.ok) << c.file << formatDiagnostics(p.result->sources, diags.diagnostics());
+        std::string errors;
+        codegen::CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << c.file << errors;
         for (const auto& k : code.units[0].kernels)
             for (const auto& g : k.launch.grid)
                 EXPECT_GE(codegen::evaluateLaunchExpr(g, {}).value_or(0), 1) << c.file;

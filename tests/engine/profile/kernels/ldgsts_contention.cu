@@ -4,13 +4,11 @@
 // loads and stores (ASYNC=0). Every st.shared/ld.shared here is conflict-free.
 //
 // On the H200 (docs/benchmarks.md): with ASYNC=0 the op_ld/op_st counters equal the SASS metrics of the
-// LDS/STS exactly and report no bank conflicts. With ASYNC=1 the op_st counter exceeds the STS wavefronts by a
-// few hundred and reports store "bank conflicts", different in every run: the cp.async fills of other warps
+// LDS/STS exactly and report no bank conflicts. With ASYNC=1 the op_st counter exceeds the STS wavefronts by
+// a few hundred and reports store "bank conflicts", different in every run: the cp.async fills of other warps
 // land in shared memory while these stores run, and the counter charges the collisions to the stores. No
-// static model can predict that number; scripts/wavefront-agreement.py labels such rows instead of hiding them.
-// tilebench-param: ASYNC=1
-// tilebench-kernel: tile_add
-// tilebench-buffer: a f32 512*1024 seed=1
+// static model can predict that number; scripts/wavefront-agreement.py labels such rows instead of hiding
+// them. tilebench-param: ASYNC=1 tilebench-kernel: tile_add tilebench-buffer: a f32 512*1024 seed=1
 // tilebench-buffer: b f32 512*1024 seed=2
 // tilebench-buffer: c f32 512*1024 zero
 // tilebench-launch: grid=32,16 block=128 smem=12288 args=buf:a,buf:b,buf:c
@@ -32,7 +30,7 @@ static __device__ __forceinline__ void stage16(vec4* dst, const vec4* src) {
 
 extern "C" __global__ void __launch_bounds__(128) tile_add(const float* a, const float* b, float* c) {
     extern __shared__ __align__(128) unsigned char smem[];
-    vec4* as = reinterpret_cast<vec4*>(smem);        // 32x32 floats as 8 vec4 per row
+    vec4* as = reinterpret_cast<vec4*>(smem); // 32x32 floats as 8 vec4 per row
     vec4* bs = reinterpret_cast<vec4*>(smem + 4096);
     vec4* cs = reinterpret_cast<vec4*>(smem + 8192);
     const int tx = threadIdx.x, row0 = blockIdx.y * 32, col0 = blockIdx.x * 32;
