@@ -60,13 +60,20 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
     EXPECT_EQ(src.find("#include"), std::string::npos);
 }
 
-TEST(CodegenStructure, FlashAttentionUsesShufflesAndRegisterOperand) {
+TEST(CodegenStructure, FlashAttentionUsesShufflesRegisterOperandAndLaneOffsets) {
     PlannedProgram p = planSample("06_flash_attention.py");
     ASSERT_TRUE(p.ok()) << p.planErrors;
     std::string errors;
     CudaKernelSource code = generateFor(p, errors);
     ASSERT_TRUE(code.ok) << errors;
     const std::string& src = code.units[0].source;
+    // The loop also runs softmax between its two gemms, so it is not woven; its gemms still address shared
+    // operands through one lane offset each: Q and K (transposed B) of the first gemm, V of the second (whose
+    // A comes from registers).
+    for (const char* operand : {"Q_shared", "K_shared", "V_shared"})
+        EXPECT_EQ(countOf(src, std::string("const unsigned ") + operand + "_row = "), 1u) << operand;
+    EXPECT_EQ(countOf(src, "ldmatrix operands woven with the pipeline"), 0u);
+    EXPECT_EQ(countOf(src, "_if(b_frag"), 0u); // predicated loads belong to woven loops only
     // reduce_max and reduce_sum over rows held by a quad of lanes: xor 2 and xor 1 per output register.
     EXPECT_GE(countOf(src, "__shfl_xor_sync(0xffffffffu, acc, 2)"), 2u);
     EXPECT_GE(countOf(src, "__shfl_xor_sync(0xffffffffu, acc, 1)"), 2u);
@@ -132,20 +139,4 @@ TEST(CodegenStructure, LaunchExpressionsOfDynamicDims) {
                                    ir::makeInt(64));
     EXPECT_EQ(evaluateLaunchExpr(e, {{"N", 1000}}), 16);
     EXPECT_EQ(evaluateLaunchExpr(e, {}), std::nullopt);
-}
-
-TEST(CodegenStructure, AttentionGemmsUseLaneOffsetsWithoutWeaving) {
-    // Flash attention's loop also runs softmax between its two gemms, so it is not woven; its gemms still
-    // address shared operands through one lane offset each: Q and K (transposed B) of the first gemm, V of
-    // the second (whose A comes from registers).
-    PlannedProgram p = planSample("06_flash_attention.py");
-    ASSERT_TRUE(p.ok()) << p.planErrors;
-    std::string errors;
-    CudaKernelSource code = generateFor(p, errors);
-    ASSERT_TRUE(code.ok) << errors;
-    const std::string& src = code.units[0].source;
-    for (const char* operand : {"Q_shared", "K_shared", "V_shared"})
-        EXPECT_EQ(countOf(src, std::string("const unsigned ") + operand + "_row = "), 1u) << operand;
-    EXPECT_EQ(countOf(src, "ldmatrix operands woven with the pipeline"), 0u);
-    EXPECT_EQ(countOf(src, "_if(b_frag"), 0u); // predicated loads belong to woven loops only
 }
