@@ -22,10 +22,6 @@ using ir::Stmt;
 
 namespace {
 
-std::string describeOperand(const ir::Region& r) {
-    return r.buffer ? r.buffer->name : "?";
-}
-
 std::optional<std::vector<int64_t>> constantMins(const ir::Region& r) {
     std::vector<int64_t> mins;
     for (const auto& m : r.mins) {
@@ -122,6 +118,13 @@ std::optional<int64_t> KernelEmitter::sharedElementOffset(const Buffer* buffer,
     if (!inner)
         return std::nullopt;
     return leading * slot.layout.outputSize() + *inner;
+}
+
+std::string KernelEmitter::gemmHeadline(const GemmLowering& g, const std::string& operands) {
+    const Stmt& s = *g.stmt;
+    return "T.gemm(" + describeRegion(s.a) + (s.transposeA ? "^T" : "") + ", " + describeRegion(s.b) +
+           (s.transposeB ? "^T" : "") + " -> " + g.c->name + "): " + g.plan->instruction.name + ", " +
+           g.plan->grid.toString() + ", " + operands;
 }
 
 std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt& s) {
@@ -502,10 +505,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
     if (!prepared)
         return;
     GemmLowering& g = *prepared;
-    comment("T.gemm(" + describeOperand(s.a) + (s.transposeA ? "^T" : "") + ", " + describeOperand(s.b) +
-                (s.transposeB ? "^T" : "") + " -> " + g.c->name + "): " + g.plan->instruction.name + ", " +
-                g.plan->grid.toString() + ", " + (g.registerA ? "A from registers" : "ldmatrix operands"),
-            s.range);
+    comment(gemmHeadline(g, g.registerA ? "A from registers" : "ldmatrix operands"), s.range);
     open("", s.range);
     m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
     emitGemmLaneSetup(g);
@@ -568,11 +568,8 @@ bool KernelEmitter::emitWovenGemmPipeline(const Stmt& gemm, const PipelineSteps&
     if (g.registerA || clears || g.steps < 2 || !g.aAddr.solved || !g.bAddr.solved)
         return false;
     const Stmt& s = gemm;
-    comment("T.gemm(" + describeOperand(s.a) + (s.transposeA ? "^T" : "") + ", " + describeOperand(s.b) +
-                (s.transposeB ? "^T" : "") + " -> " + g.c->name + "): " + g.plan->instruction.name + ", " +
-                g.plan->grid.toString() +
-                ", ldmatrix operands woven with the pipeline: the next tile's first " +
-                "fragments load during the last k step",
+    comment(gemmHeadline(g, "ldmatrix operands woven with the pipeline: the next tile's first fragments load "
+                            "during the last k step"),
             s.range);
     emitGemmLaneSetup(g);
     const std::string bDims = "[" + std::to_string(g.loadsB) + "][" + (g.bX4 ? "4" : "2") + "]";

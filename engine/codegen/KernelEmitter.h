@@ -25,6 +25,9 @@ constexpr int kMaxDepth = 200;
 // True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
 bool isMultipleOf(const ir::ExprPtr& e, int64_t m);
 
+// The buffer a region names, for comments and diagnostics ("?" without one).
+std::string describeRegion(const ir::Region& r);
+
 struct EmittedLine {
     std::string text;
     SourceRange range;
@@ -167,6 +170,8 @@ private:
         OperandAddressing aAddr, bAddr;
     };
     std::optional<GemmLowering> prepareGemm(const ir::Stmt& s);
+    // The comment above a lowered T.gemm: operands, instruction, warp grid and how the operands arrive.
+    static std::string gemmHeadline(const GemmLowering& g, const std::string& operands);
     OperandAddressing solveOperandAddressing(const GemmLowering& g, bool operandA);
     void emitGemmLaneSetup(GemmLowering& g);
     // `predicate`: a C condition, the same in every lane, under which the loads happen (empty: always).

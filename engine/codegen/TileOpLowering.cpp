@@ -35,15 +35,15 @@ std::vector<int64_t> nonUnitExtents(const ir::Region& r, bool& constant) {
     return out;
 }
 
-std::string describeRegion(const ir::Region& r) {
-    return r.buffer ? r.buffer->name : "?";
-}
-
 ExprPtr castTo(ExprPtr e, DType t) {
     return e->dtype == t ? e : ir::makeCast(t, e);
 }
 
 } // namespace
+
+std::string describeRegion(const ir::Region& r) {
+    return r.buffer ? r.buffer->name : "?";
+}
 
 bool isMultipleOf(const ExprPtr& e, int64_t m) {
     if (m <= 1)
