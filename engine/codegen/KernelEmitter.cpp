@@ -513,6 +513,9 @@ bool KernelEmitter::emit(std::vector<EmittedLine>& lines, GeneratedKernel& out) 
     m_tx = unique("tx");
     m_regName = unique("r");
     m_repName = unique("rep");
+    m_atomRowName = unique("mi");
+    m_atomColName = unique("nj");
+    m_accSlotName = unique("c");
     out.name = m_kernelName;
     out.kernel = &m_kernel;
     planSharedArena();

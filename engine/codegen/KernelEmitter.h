@@ -224,8 +224,9 @@ private:
     std::set<std::string> m_taken;
     std::map<const ir::Var*, std::string> m_varNames;
     std::map<const ir::Buffer*, std::string> m_bufferNames;
-    std::string m_tx;                 // the thread index variable
-    std::string m_regName, m_repName; // register and replica of per-thread loops
+    std::string m_tx;                                        // the thread index variable
+    std::string m_regName, m_repName;                        // register and replica of per-thread loops
+    std::string m_atomRowName, m_atomColName, m_accSlotName; // the mma loop nest of a T.gemm
 
     // Shared arena: byte offset, elements per stage and stages of each shared buffer.
     struct SharedSlot {

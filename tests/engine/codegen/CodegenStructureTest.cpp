@@ -24,16 +24,25 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
                  "__restrict__ A, half_t* __restrict__ B, half_t* __restrict__ C)"),
         std::string::npos);
     // 128x128x64 tile, 2x2 warps of 64x64: per k step 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B and
-    // 4 x 8 mma.sync m16n8k16, unrolled over the 4 k steps. The gemm is woven with the pipeline: the first
-    // tile's step 0 loads before the loop, every step loads the next step's operands (the last step the next
-    // tile's, predicated off in the last tile), so 5 load sets in all.
-    EXPECT_EQ(countOf(src, "tb_mma_f16(C_local["), 4u * 32u);
+    // 4 x 8 mma.sync m16n8k16 as an unrolled loop nest, one per k step (4). The gemm is woven with the
+    // pipeline: the first tile's step 0 loads before the loop, every step loads the next step's operands
+    // (the last step the next tile's, predicated off in the last tile), so 5 load sets in all.
+    EXPECT_EQ(countOf(src, "for (int mi = 0; mi < 4; ++mi) {"), 4u);
+    EXPECT_EQ(countOf(src, "for (int nj = 0; nj < 8; ++nj) {"), 4u);
+    EXPECT_EQ(countOf(src, "const int c = mi * 32 + nj * 4;"), 4u);
+    EXPECT_EQ(countOf(src, "tb_mma_f16(C_local[c], C_local[c + 1], C_local[c + 2], C_local[c + 3], "), 4u);
     EXPECT_EQ(countOf(src, "tb_ldmatrix_x4(a_frag["), 4u * 4u);
     EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans(b_frag["), 4u * 4u);
     EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_if(a_frag[0]["), 4u);
     EXPECT_EQ(countOf(src, "tb_ldmatrix_x4_trans_if(b_frag[0]["), 4u);
     EXPECT_NE(src.find(", ko + 1 < 8);"), std::string::npos);
-    EXPECT_EQ(countOf(src, "a_frag[0][0], b_frag[0][0][0]"), 2u); // steps 0 and 2 read slot 0
+    // Steps 0 and 2 read operand slot 0, steps 1 and 3 slot 1.
+    EXPECT_EQ(
+        countOf(src, "a_frag[0][mi], b_frag[0][nj / 2][nj % 2 * 2], b_frag[0][nj / 2][nj % 2 * 2 + 1]);"),
+        2u);
+    EXPECT_EQ(
+        countOf(src, "a_frag[1][mi], b_frag[1][nj / 2][nj % 2 * 2], b_frag[1][nj / 2][nj % 2 * 2 + 1]);"),
+        2u);
     // Strength-reduced addresses: one lane offset per operand, k steps as XORs of it (swizzle-128B flips
     // the 16-byte chunk bits), atoms and stages as adds.
     EXPECT_EQ(countOf(src, "const unsigned A_shared_row = "), 1u);
