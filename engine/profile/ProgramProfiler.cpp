@@ -235,6 +235,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
     lo.prefix = o.prefix;
     lo.dims = o.dims;
     lo.fastCompile = o.fastCompile;
+    lo.nvrtcOptions = o.nvrtcOptions;
     run::GpuLaunchSetup setup = run::setUpForLaunches(result, plan, client, lo);
     out.diagnostics = setup.diagnostics;
     auto release = [&] {

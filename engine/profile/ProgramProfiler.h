@@ -30,10 +30,11 @@ struct ProgramProfileOptions {
     bool flushL2 = false;
     bool events = false; // time with CUDA events instead of CUPTI kernel records
     int warmup = 5, repeat = 20;
-    std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256
-    std::string arch;                    // empty: the runner's first device's architecture
-    std::string fastCompile;             // NVRTC --Ofast-compile level (measuring its cost; "" = full)
-    bool ceilings = true;                // measure (once per runner session) copy bandwidth and cuBLAS
+    std::map<std::string, int64_t> dims;   // dynamic dims by name; missing ones get 256
+    std::string arch;                      // empty: the runner's first device's architecture
+    std::string fastCompile;               // NVRTC --Ofast-compile level (measuring its cost; "" = full)
+    std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim (measuring what they cost or gain)
+    bool ceilings = true;                  // measure (once per runner session) copy bandwidth and cuBLAS
     // Bench history: read for --vs previous, appended to after a bench. Empty: not used at all.
     std::string historyPath;
     // Check the outputs once against the CPU executor when the problem is small (never on a simulated

@@ -103,7 +103,8 @@ struct GpuLaunchOptions {
     // being filled on the device: how `runOnGpu` gives the GPU exactly the CPU executor's inputs.
     const std::vector<HostTensor>* hostParams = nullptr;
     bool useCompileCache = true;
-    std::string fastCompile; // NVRTC --Ofast-compile level ("" = full optimization)
+    std::string fastCompile;               // NVRTC --Ofast-compile level ("" = full optimization)
+    std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim
 };
 
 struct GpuLaunchSetup {
@@ -123,7 +124,9 @@ struct GpuLaunchSetup {
     std::string cudaSource;
     // Generated CUDA line -> tile-program range, for placing SASS records on tile-program lines.
     codegen::LineMap lineMap;
-    std::vector<std::pair<std::string, double>> stepMilliseconds; // "plan+codegen", "upload", "compile+load"
+    // "plan+codegen", "upload", "compile+load" (what is left of NVRTC after the upload it overlaps), and
+    // "(nvrtc, overlapping the upload)", the compile's own time, which is not a step of its own.
+    std::vector<std::pair<std::string, double>> stepMilliseconds;
 };
 
 // Pre: result.ok(); `client` started.

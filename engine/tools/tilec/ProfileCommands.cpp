@@ -36,6 +36,7 @@ struct Options {
     std::string vs;
     bool json = false, flushL2 = false, events = false, fake = false, noCeilings = false;
     std::string fastCompile;
+    std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
     int repeat = 20, warmup = 5;
 };
@@ -94,6 +95,8 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
             o.events = true;
         } else if (a.rfind("--fast-compile=", 0) == 0 && gpu::isFastCompileLevel(a.substr(15))) {
             o.fastCompile = a.substr(15);
+        } else if (a.rfind("--nvrtc-option=", 0) == 0 && a.size() > 15) {
+            o.nvrtcOptions.push_back(a.substr(15));
         } else if (a == "--no-ceilings") {
             o.noCeilings = true;
         } else if (a == "--fake") {
@@ -201,6 +204,8 @@ bool prepare(const Options& o, const std::vector<std::pair<std::string, std::str
     gpu::CudaCompileOptions co;
     co.arch = arch;
     co.lineInfo = true;
+    co.fastCompile = o.fastCompile;
+    co.extraOptions = o.nvrtcOptions;
     p.compiled = gpu::compileCuda(p.spec.source, p.spec.kernel, co);
     if (!p.compiled.ok) {
         p.error = "compilation failed:\n" + p.compiled.log;
@@ -244,6 +249,7 @@ ProgramProfileOptions profileOptions(const Options& o) {
     p.flushL2 = o.flushL2;
     p.events = o.events;
     p.fastCompile = o.fastCompile;
+    p.nvrtcOptions = o.nvrtcOptions;
     p.warmup = o.warmup;
     p.repeat = o.repeat;
     p.ceilings = !o.noCeilings;
@@ -484,6 +490,7 @@ options:
   --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
   --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI
   --fast-compile=L compile with NVRTC --Ofast-compile=L (min, mid, max) to measure what the quick compile costs
+  --nvrtc-option=O pass O to NVRTC as well (repeatable), e.g. --nvrtc-option=--ptxas-options=-O2
   --json           machine-readable output            --history P  bench history file
   --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
