@@ -67,18 +67,26 @@ std::string unescapeProtocolValue(std::string_view value) {
             return c - 'a' + 10;
         return -1;
     };
+    // Copies the runs between escapes whole: a multi-MB base64 value has no '%' at all.
     std::string out;
     out.reserve(value.size());
-    for (size_t i = 0; i < value.size(); ++i) {
-        if (value[i] == '%' && i + 2 < value.size()) {
+    size_t i = 0;
+    while (i < value.size()) {
+        size_t percent = value.find('%', i);
+        out.append(value, i, percent == std::string_view::npos ? std::string_view::npos : percent - i);
+        if (percent == std::string_view::npos)
+            break;
+        i = percent;
+        if (i + 2 < value.size()) {
             int hi = hex(value[i + 1]), lo = hex(value[i + 2]);
             if (hi >= 0 && lo >= 0) {
                 out += static_cast<char>(hi * 16 + lo);
-                i += 2;
+                i += 3;
                 continue;
             }
         }
-        out += value[i];
+        out += '%';
+        ++i;
     }
     return out;
 }

@@ -26,11 +26,28 @@ TEST(Base64, EveryLengthRoundTrips) {
     }
 }
 
+// The forms the runner protocol uses for multi-MB payloads: appending to a line being built, and decoding
+// into a reused buffer.
+TEST(Base64, AppendsAndDecodesIntoABuffer) {
+    std::string line = "ok read a base64=";
+    appendBase64(line, "foobar", 6);
+    EXPECT_EQ(line, "ok read a base64=Zm9vYmFy");
+    std::vector<char> out(100, 'x');
+    ASSERT_TRUE(decodeBase64("Zm9vYg==", out));
+    EXPECT_EQ(std::string(out.begin(), out.end()), "foob");
+    ASSERT_TRUE(decodeBase64("", out));
+    EXPECT_TRUE(out.empty());
+    EXPECT_FALSE(decodeBase64("Zm9v!mFy", out));
+    EXPECT_TRUE(out.empty());
+}
+
 TEST(Base64, RejectsMalformedText) {
     EXPECT_FALSE(decodeBase64("Zg=").has_value());      // length not a multiple of 4
     EXPECT_FALSE(decodeBase64("Z!==").has_value());     // bad character
     EXPECT_FALSE(decodeBase64("Zg==Zg==").has_value()); // padding in the middle
     EXPECT_FALSE(decodeBase64("Zm 9v").has_value());
+    EXPECT_FALSE(decodeBase64("Z===").has_value());     // one character cannot make a byte
+    EXPECT_FALSE(decodeBase64("Zm9v=g==").has_value()); // padding before the last group
 }
 
 } // namespace

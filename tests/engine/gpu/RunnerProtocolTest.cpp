@@ -36,6 +36,10 @@ TEST(RunnerProtocol, EscapesRoundTrip) {
     EXPECT_EQ(escapeProtocolValue("NVIDIA H200"), "NVIDIA%20H200");
     ProtocolLine line = parseProtocolLine("device 0 name=" + escapeProtocolValue("NVIDIA H200 NVL"));
     EXPECT_EQ(line.field("name"), "NVIDIA H200 NVL");
+    // A '%' that does not start a two-digit escape stays as it is.
+    EXPECT_EQ(unescapeProtocolValue("a%41b%"), "aAb%");
+    EXPECT_EQ(unescapeProtocolValue("%zz%4"), "%zz%4");
+    EXPECT_EQ(unescapeProtocolValue("100%%41"), "100%A");
 }
 
 TEST(RunnerProtocol, QuotesControlBytesForMessages) {
