@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 namespace tb::runner {
@@ -364,39 +365,31 @@ bool RunnerSession::fill(const ProtocolLine& r) {
         error("unknown-buffer", "no buffer '" + r.words[0] + "'");
         return true;
     }
-    const std::string& dtype = r.words[1];
-    int size = dtypeBytes(dtype);
-    if (size == 0) {
-        error("bad-dtype", "unknown dtype '" + dtype + "' (f32 f16 bf16 f64 i32 u32 i64 i8 u8)");
+    std::optional<FillDtype> dtype = parseFillDtype(r.words[1]);
+    if (!dtype) {
+        error("bad-dtype", "unknown dtype '" + r.words[1] + "' (f32 f16 bf16 f64 i32 u32 i64 i8 u8)");
         return true;
     }
     bool iota = r.words.size() == 3 && r.words[2] == "iota";
-    bool floats = isFloatDtype(dtype);
-    double lo = floats ? -1.0 : -8.0, hi = floats ? 1.0 : 8.0, value = 0;
-    uint64_t seed = 0;
-    bool bad = (r.has("lo") && !parseDouble(r.field("lo"), lo)) ||
-               (r.has("hi") && !parseDouble(r.field("hi"), hi)) ||
-               (r.has("value") && !parseDouble(r.field("value"), value)) ||
-               (r.has("seed") && !parseUnsigned(r.field("seed"), UINT64_MAX, seed));
+    FillSpec spec;
+    if (!isFloatDtype(*dtype)) {
+        spec.lo = -8.0;
+        spec.hi = 8.0;
+    }
+    bool bad = (r.has("lo") && !parseDouble(r.field("lo"), spec.lo)) ||
+               (r.has("hi") && !parseDouble(r.field("hi"), spec.hi)) ||
+               (r.has("value") && !parseDouble(r.field("value"), spec.value)) ||
+               (r.has("seed") && !parseUnsigned(r.field("seed"), UINT64_MAX, spec.seed));
     int modes = int(iota) + int(r.has("value")) + int(r.has("seed"));
-    if (bad || modes != 1 || !(lo < hi)) {
+    if (bad || modes != 1 || !(spec.lo < spec.hi)) {
         error("bad-request", "fill needs exactly one of seed=<n>, value=<x>, iota, and lo < hi");
         return true;
     }
-    size_t count = it->second.bytes / static_cast<size_t>(size);
-    std::vector<char> bytes(count * static_cast<size_t>(size));
-    for (size_t i = 0; i < count; ++i) {
-        double v = value;
-        if (iota) {
-            v = static_cast<double>(i);
-        } else if (r.has("seed")) {
-            double u = static_cast<double>(splitMix64(seed * 0x100000001b3ull + i) >> 11) * 0x1.0p-53;
-            v = lo + u * (hi - lo);
-            if (!floats)
-                v = std::floor(v);
-        }
-        storeValue(dtype, v, bytes.data() + i * static_cast<size_t>(size));
-    }
+    spec.mode = iota ? FillSpec::Mode::Iota : r.has("seed") ? FillSpec::Mode::Seed : FillSpec::Mode::Value;
+    size_t size = static_cast<size_t>(dtypeBytes(*dtype));
+    size_t count = it->second.bytes / size;
+    std::vector<char> bytes(count * size);
+    fillValues(*dtype, spec, count, bytes.data());
     BackendStatus s = m_backend.copyToDevice(it->second.address, bytes.data(), bytes.size());
     if (!s.ok())
         return finish(s);

@@ -109,6 +109,33 @@ TEST(RunnerFake, BuffersRoundTrip) {
     EXPECT_EQ(client.readBuffer("a", back).code, "unknown-buffer");
 }
 
+// The bytes of seeded fills are a contract (a client may reproduce them; the GPU run's inputs depend on
+// them): these hashes were taken before the fill loop was rewritten for speed and must never change. The
+// buffer is large enough for the runner to split the fill across threads.
+TEST(RunnerFake, SeededFillsKeepTheirBytes) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    struct Case {
+        const char* fill;
+        uint64_t fnv1a;
+    };
+    for (const Case& c :
+         {Case{"f16 seed=1", 0x206b560a1df19c27ull}, Case{"bf16 seed=2 lo=-3 hi=5", 0x90953d1eb9629714ull},
+          Case{"f32 seed=3", 0x22ece6d9a7879e0bull}, Case{"f64 seed=4 lo=0 hi=1e-3", 0x25be89cdcda2a0e8ull},
+          Case{"i32 seed=5", 0xa5d732c22455c05dull}, Case{"u8 seed=6 lo=0 hi=256", 0xc5ffaada7a4de745ull},
+          Case{"f16 iota", 0x04e8cb23fc0c1bbbull}, Case{"bf16 value=0.3", 0x3536c22a2f4c2929ull}}) {
+        client.request("free g");
+        ASSERT_TRUE(client.request("alloc g 1200002").ok());
+        ASSERT_TRUE(client.request(std::string("fill g ") + c.fill).ok()) << c.fill;
+        std::vector<char> bytes;
+        ASSERT_TRUE(client.readBuffer("g", bytes).ok()) << c.fill;
+        uint64_t hash = 0xcbf29ce484222325ull;
+        for (char b : bytes)
+            hash = (hash ^ static_cast<unsigned char>(b)) * 0x100000001b3ull;
+        EXPECT_EQ(hash, c.fnv1a) << c.fill;
+    }
+}
+
 TEST(RunnerFake, RecoverableErrorsKeepTheRunner) {
     RunnerClient client(fakeRunner());
     ASSERT_TRUE(client.start());
