@@ -24,6 +24,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kStderrTailBytes = 8192;
+// Line buffers up to this size are kept between requests (the operands of a 4096^2 fp16 GEMM fit):
+// reusing memory that is already paged in is what makes a multi-MB read fast. Larger ones are released.
+constexpr size_t kKeptBufferBytes = size_t(64) << 20;
 
 int millisUntil(Clock::time_point deadline) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -57,6 +60,26 @@ std::string verbOf(const std::string& line) {
 
 bool isDataVerb(const std::string& verb) {
     return verb == "device" || verb == "info";
+}
+
+// Decodes the `base64=` field of an ok line into `out` and cuts it out of the line, so that a multi-MB
+// payload is neither parsed word by word nor copied into the reply's fields. A line without the field
+// gives no bytes; false when the field is not canonical base64 (base64 needs no percent escapes).
+bool takeBase64Field(std::string& line, std::vector<char>& out) {
+    size_t key = line.find(" base64=");
+    if (key == std::string::npos) {
+        out.clear();
+        return true;
+    }
+    size_t start = key + 8, end = line.find(' ', start);
+    if (end == std::string::npos)
+        end = line.size();
+    std::string_view value(line.data() + start, end - start);
+    while (!value.empty() && value.back() == '\r') // as parseProtocolLine ignores a trailing CR
+        value.remove_suffix(1);
+    bool ok = decodeBase64(value, out);
+    line.erase(key, end - key);
+    return ok;
 }
 
 } // namespace
@@ -151,6 +174,7 @@ bool RunnerClient::spawn(std::string& error) {
     ::fcntl(m_stderr, F_SETFL, ::fcntl(m_stderr, F_GETFL) | O_NONBLOCK);
     m_pid = pid;
     m_input.clear();
+    m_scanned = 0;
     return true;
 }
 
@@ -232,6 +256,7 @@ std::string RunnerClient::killAndReap() {
     m_socket = m_stderr = -1;
     m_pid = -1;
     m_input.clear();
+    m_scanned = 0;
     return how;
 }
 
@@ -258,7 +283,7 @@ void RunnerClient::drainStderr() {
     }
 }
 
-bool RunnerClient::sendAll(const std::string& bytes, Clock::time_point deadline) {
+bool RunnerClient::sendAll(std::string_view bytes, Clock::time_point deadline) {
     size_t sent = 0;
     while (sent < bytes.size()) {
         ssize_t n = ::send(m_socket, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
@@ -282,14 +307,28 @@ bool RunnerClient::sendAll(const std::string& bytes, Clock::time_point deadline)
     return true;
 }
 
+void RunnerClient::releaseLargeBuffers() {
+    if (m_line.capacity() > kKeptBufferBytes)
+        std::string().swap(m_line);
+    if (m_payload.capacity() > kKeptBufferBytes)
+        std::string().swap(m_payload);
+    if (m_input.empty() && m_input.capacity() > kKeptBufferBytes)
+        std::string().swap(m_input);
+}
+
 RunnerClient::ReadResult RunnerClient::readLine(std::string& line, Clock::time_point deadline) {
     for (;;) {
-        size_t newline = m_input.find('\n');
+        // Only the bytes that arrived since the last look are searched: a multi-MB line comes in many
+        // reads, and scanning the whole buffer after each one would be quadratic.
+        size_t newline = m_input.find('\n', m_scanned);
         if (newline != std::string::npos) {
-            line = m_input.substr(0, newline);
+            // Both strings keep their capacity: the next multi-MB line reuses memory already paged in.
+            line.assign(m_input, 0, newline);
             m_input.erase(0, newline + 1);
+            m_scanned = 0;
             return ReadResult::Line;
         }
+        m_scanned = m_input.size();
         if (m_input.size() > kRunnerMaxLineBytes)
             return ReadResult::TooLong;
         pollfd fds[2] = {{m_socket, POLLIN, 0}, {m_stderr, POLLIN, 0}};
@@ -338,6 +377,14 @@ RunnerReply RunnerClient::request(const std::string& line, std::optional<std::ch
 
 RunnerReply RunnerClient::request(const std::string& line, const std::string& payloadLine,
                                   std::optional<std::chrono::milliseconds> timeout) {
+    RunnerReply reply = exchange(line, payloadLine, timeout, nullptr);
+    releaseLargeBuffers();
+    return reply;
+}
+
+RunnerReply RunnerClient::exchange(const std::string& line, const std::string& payloadLine,
+                                   std::optional<std::chrono::milliseconds> timeout,
+                                   std::vector<char>* base64Out) {
     RunnerReply reply;
     bool handshaking = verbOf(line) == "hello" && m_pid > 0 && m_hello.status != RunnerStatus::Ok;
     if (m_pid <= 0) {
@@ -357,9 +404,6 @@ RunnerReply RunnerClient::request(const std::string& line, const std::string& pa
     }
     std::chrono::milliseconds limit = timeout.value_or(m_options.watchdog);
     auto deadline = Clock::now() + limit;
-    std::string bytes = line + "\n";
-    if (!payloadLine.empty())
-        bytes += payloadLine + "\n";
     std::string verb = verbOf(line);
 
     auto finishBroken = [&](RunnerStatus status, std::string code, std::string message) {
@@ -373,13 +417,18 @@ RunnerReply RunnerClient::request(const std::string& line, const std::string& pa
         return restartAfter(reply);
     };
 
-    if (!sendAll(bytes, deadline)) {
+    // The payload (possibly many MB) is sent from where it is rather than copied into one request buffer.
+    bool sent = sendAll(line + "\n", deadline) &&
+                (payloadLine.empty() || (sendAll(payloadLine, deadline) && sendAll("\n", deadline)));
+    if (!sent) {
         std::string how = killAndReap();
         return finishBroken(RunnerStatus::Crashed, "runner-crashed",
                             "the runner stopped reading requests before '" + verb + "' (" + how + ")");
     }
+    // Each line is read into m_line, whose capacity is kept between requests. A restart (finishBroken)
+    // reuses it for the new runner's hello, so `text` is not used after finishBroken is called.
+    std::string& text = m_line;
     for (;;) {
-        std::string text;
         ReadResult r = readLine(text, deadline);
         if (r == ReadResult::Timeout) {
             bool kernel = verb == "launch" || verb == "time";
@@ -399,11 +448,19 @@ RunnerReply RunnerClient::request(const std::string& line, const std::string& pa
             return finishBroken(RunnerStatus::Crashed, "runner-crashed",
                                 "the runner exited unexpectedly (" + how + ") while handling '" + verb + "'");
         }
+        bool payloadOk = true;
+        if (base64Out && text.starts_with("ok "))
+            payloadOk = takeBase64Field(text, *base64Out);
         ProtocolLine parsed = parseProtocolLine(text);
         if (parsed.verb == "ok") {
             reply.status = RunnerStatus::Ok;
-            reply.words = parsed.words;
-            reply.fields = parsed.fields;
+            reply.words = std::move(parsed.words);
+            reply.fields = std::move(parsed.fields);
+            if (!payloadOk) {
+                reply.status = RunnerStatus::Error;
+                reply.code = "bad-payload";
+                reply.message = "the reply's base64 payload is not valid base64";
+            }
             return reply;
         }
         if (parsed.verb == "error") {
@@ -440,22 +497,20 @@ RunnerReply RunnerClient::loadCubin(const std::string& moduleId, const std::stri
 }
 
 RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* data, size_t bytes) {
-    return request("write " + escapeProtocolValue(buffer) + " base64=" + std::to_string(bytes),
-                   encodeBase64(data, bytes));
+    // Encoded into m_payload, whose capacity is kept between requests (see kKeptBufferBytes).
+    m_payload.clear();
+    appendBase64(m_payload, data, bytes);
+    return request("write " + escapeProtocolValue(buffer) + " base64=" + std::to_string(bytes), m_payload);
 }
 
 RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char>& out) {
-    RunnerReply reply = request("read " + escapeProtocolValue(buffer));
-    if (!reply.ok())
-        return reply;
-    auto decoded = decodeBase64(reply.field("base64"));
-    if (!decoded || std::to_string(decoded->size()) != reply.field("bytes")) {
+    RunnerReply reply = exchange("read " + escapeProtocolValue(buffer), std::string(), std::nullopt, &out);
+    releaseLargeBuffers();
+    if (reply.ok() && std::to_string(out.size()) != reply.field("bytes")) {
         reply.status = RunnerStatus::Error;
         reply.code = "bad-payload";
         reply.message = "the read reply's base64 payload does not decode to bytes=" + reply.field("bytes");
-        return reply;
     }
-    out = std::move(*decoded);
     return reply;
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -78,7 +79,9 @@ public:
     RunnerReply loadCubin(const std::string& moduleId, const std::string& arch, const std::string& kernelName,
                           const std::vector<char>& cubin);
     RunnerReply writeBuffer(const std::string& buffer, const void* data, size_t bytes);
-    // On success `out` holds the buffer's bytes.
+    // On success `out` holds the buffer's bytes (its capacity is reused); on failure its contents are
+    // unspecified. The payload is decoded into `out` straight from the reply line: the reply's fields
+    // have `bytes=` but no `base64=`.
     RunnerReply readBuffer(const std::string& buffer, std::vector<char>& out);
 
 private:
@@ -87,16 +90,24 @@ private:
     bool spawn(std::string& error);
     bool handshake(std::string& error);
     std::string killAndReap(); // returns how the process ended ("exit status 3", "signal 9")
-    bool sendAll(const std::string& bytes, std::chrono::steady_clock::time_point deadline);
+    bool sendAll(std::string_view bytes, std::chrono::steady_clock::time_point deadline);
     ReadResult readLine(std::string& line, std::chrono::steady_clock::time_point deadline);
+    void releaseLargeBuffers(); // after a request: frees line and payload buffers too large to keep
     void drainStderr();
     RunnerReply restartAfter(RunnerReply reply);
+    // request(), and with `base64Out` the `base64=` field of the ok line is decoded into it (see
+    // readBuffer) instead of being kept in the reply's fields.
+    RunnerReply exchange(const std::string& line, const std::string& payloadLine,
+                         std::optional<std::chrono::milliseconds> timeout, std::vector<char>* base64Out);
 
     RunnerOptions m_options;
     pid_t m_pid = -1;
     int m_socket = -1;
     int m_stderr = -1;
-    std::string m_input; // bytes read from the runner but not yet consumed as lines
+    std::string m_input;   // bytes read from the runner but not yet consumed as lines
+    size_t m_scanned = 0;  // m_input[0, m_scanned) holds no newline
+    std::string m_line;    // the line request() is handling
+    std::string m_payload; // writeBuffer's base64
     std::string m_stderrTail;
     RunnerReply m_hello;
     int m_restarts = 0;

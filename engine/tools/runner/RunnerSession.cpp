@@ -107,14 +107,21 @@ bool RunnerSession::expectsPayload(const ProtocolLine& request) {
     return (request.verb == "load" || request.verb == "write") && request.has("base64");
 }
 
-void RunnerSession::writeLine(const std::string& line) {
+void RunnerSession::writeLine(std::string_view line) {
     std::fwrite(line.data(), 1, line.size(), m_out);
     std::fputc('\n', m_out);
     std::fflush(m_out);
 }
 
-void RunnerSession::ok(const std::string& rest) {
-    writeLine(rest.empty() ? "ok" : "ok " + rest);
+void RunnerSession::ok(std::string_view rest) {
+    // Written in pieces rather than as "ok " + rest: a read reply carries megabytes of base64.
+    std::fputs("ok", m_out);
+    if (!rest.empty()) {
+        std::fputc(' ', m_out);
+        std::fwrite(rest.data(), 1, rest.size(), m_out);
+    }
+    std::fputc('\n', m_out);
+    std::fflush(m_out);
 }
 
 void RunnerSession::error(const std::string& code, const std::string& message) {
@@ -238,17 +245,15 @@ bool RunnerSession::payloadBytes(const ProtocolLine& r, const std::string* paylo
     std::string_view text = *payload;
     if (!text.empty() && text.back() == '\r')
         text.remove_suffix(1);
-    auto decoded = gpu::decodeBase64(text);
-    if (!decoded) {
+    if (!gpu::decodeBase64(text, out)) {
         error("bad-payload", "the payload line is not valid base64");
         return false;
     }
-    if (decoded->size() != expected) {
-        error("bad-payload", "the payload decodes to " + std::to_string(decoded->size()) +
+    if (out.size() != expected) {
+        error("bad-payload", "the payload decodes to " + std::to_string(out.size()) +
                                  " bytes, base64=" + std::to_string(expected) + " announced");
         return false;
     }
-    out = std::move(*decoded);
     return true;
 }
 
@@ -448,7 +453,10 @@ bool RunnerSession::read(const ProtocolLine& r) {
         ok(head + " file=" + gpu::escapeProtocolValue(r.field("file")));
         return true;
     }
-    ok(head + " base64=" + gpu::encodeBase64(bytes));
+    // The payload is encoded in place at the end of the reply: no temporary copies of megabytes.
+    head += " base64=";
+    gpu::appendBase64(head, bytes.data(), bytes.size());
+    ok(head);
     return true;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tb::runner {
@@ -46,8 +47,8 @@ public:
     bool prepareLaunch(const gpu::ProtocolLine& r, bool allowRepeat, const char* usage, PreparedLaunch& out);
     RunnerBackend& backend() { return m_backend; }
     bool fake() const { return m_fake; }
-    void writeLine(const std::string& line);
-    void ok(const std::string& rest);
+    void writeLine(std::string_view line);
+    void ok(std::string_view rest);
     void error(const std::string& code, const std::string& message);
     bool finish(const BackendStatus& status); // writes error/fault; false when the runner must exit
 

@@ -3,6 +3,7 @@
 // the watchdog, garbage output and a crash. The test process itself must survive all of them.
 #include "RunnerTestSupport.h"
 #include "TestKernels.h"
+#include "engine/gpu/Base64.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
 
@@ -134,6 +135,35 @@ TEST(RunnerFake, SeededFillsKeepTheirBytes) {
             hash = (hash ^ static_cast<unsigned char>(b)) * 0x100000001b3ull;
         EXPECT_EQ(hash, c.fnv1a) << c.fill;
     }
+}
+
+// Multi-MB payloads arrive in many reads and leave the client's line buffers large; the lines after them
+// (data lines included) must still split correctly.
+TEST(RunnerFake, LargePayloadsRoundTrip) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.start());
+    const size_t size = (size_t(3) << 20) + 1; // not a multiple of 3: the base64 ends in padding
+    ASSERT_TRUE(client.request("alloc big " + std::to_string(size)).ok());
+    std::vector<char> data(size);
+    for (size_t i = 0; i < size; ++i)
+        data[i] = static_cast<char>((i * 2654435761u) >> 11);
+    for (int round = 0; round < 2; ++round) {
+        data[round] ^= 0x5a;
+        RunnerReply w = client.writeBuffer("big", data.data(), data.size());
+        ASSERT_TRUE(w.ok()) << w.message;
+        std::vector<char> back;
+        RunnerReply r = client.readBuffer("big", back);
+        ASSERT_TRUE(r.ok()) << r.message;
+        EXPECT_EQ(r.field("bytes"), std::to_string(size));
+        EXPECT_EQ(back, data);
+        RunnerReply devices = client.request("devices");
+        ASSERT_TRUE(devices.ok()) << devices.message;
+        EXPECT_EQ(devices.dataLines.size(), 1u);
+    }
+    // The generic request keeps the payload in the reply's fields.
+    RunnerReply raw = client.request("read big");
+    ASSERT_TRUE(raw.ok());
+    EXPECT_EQ(raw.field("base64"), encodeBase64(data));
 }
 
 TEST(RunnerFake, RecoverableErrorsKeepTheRunner) {
