@@ -6,6 +6,7 @@
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/passes/LayoutPipeline.h"
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -119,14 +120,19 @@ uint16_t halfBits(double v) {
     return uint16_t(sign | int(std::nearbyint(a / std::ldexp(1.0, -24))));
 }
 
+// Every half is exactly a double; a normal one is built from its bits (sign, rebiased exponent, mantissa
+// shifted up), not with ldexp: a download converts millions of them.
 double fromHalfBits(uint16_t h) {
-    double sign = (h & 0x8000) ? -1.0 : 1.0;
+    bool negative = (h & 0x8000) != 0;
     int exp = (h >> 10) & 31, mant = h & 1023;
-    if (exp == 0)
-        return sign * std::ldexp(double(mant), -24);
+    if (exp == 0) {
+        double v = double(mant) * 0x1p-24;
+        return negative ? -v : v;
+    }
     if (exp == 31)
-        return mant ? NAN : sign * INFINITY;
-    return sign * std::ldexp(1.0 + mant / 1024.0, exp - 15);
+        return mant ? NAN : negative ? -INFINITY : INFINITY;
+    uint64_t bits = (uint64_t(negative) << 63) | (uint64_t(exp - 15 + 1023) << 52) | (uint64_t(mant) << 42);
+    return std::bit_cast<double>(bits);
 }
 
 template <class T>
@@ -532,15 +538,22 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     bool anyOutput = false;
     for (const ir::Buffer* b : func.params)
         anyOutput = anyOutput || b->isOutput;
-    out.gpuParams = params;
+    // A parameter that is read back gets its data from the download alone: copying the host tensor's data
+    // first would touch megabytes (zeros when the runner filled the inputs) only to overwrite them.
+    std::vector<char> bytes; // one buffer for all reads: memory already paged in is faster to decode into
     for (size_t i = 0; i < params.size(); ++i) {
-        if (anyOutput && !func.params[i]->isOutput)
+        if (anyOutput && !func.params[i]->isOutput) {
+            out.gpuParams.push_back(params[i]);
             continue;
-        std::vector<char> bytes;
+        }
+        HostTensor& downloaded = out.gpuParams.emplace_back();
+        downloaded.name = params[i].name;
+        downloaded.dtype = params[i].dtype;
+        downloaded.shape = params[i].shape;
         gpu::RunnerReply rd = client->readBuffer(names[i], bytes);
         if (!rd.ok())
             return failedReply(GpuRunStage::Download, rd, "read " + params[i].name);
-        if (!tensorFromBytes(out.gpuParams[i], bytes))
+        if (!tensorFromBytes(downloaded, bytes))
             return finish(GpuRunStage::Download, "cannot decode " + params[i].name);
     }
     for (const auto& n : names)
