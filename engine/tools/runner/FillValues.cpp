@@ -19,10 +19,9 @@ uint32_t floatBits(float f) {
     return u;
 }
 
-// Element i of the fill as a double, before it is encoded. The loops are per mode and per element type
-// (a template over `Encode`, which turns the double into the stored bits) so that a fill of millions of
-// elements does no per-element dispatch; the arithmetic is the documented formula, unchanged.
-// Writes elements [begin, end).
+// Writes elements [begin, end) of the fill. The loops are per mode and per element type (a template over
+// `Encode`, which turns an element's double into its stored bits) so that a fill of millions of elements
+// does no per-element dispatch; the arithmetic is the documented formula, unchanged.
 template <class T, class Encode>
 void fillAs(const FillSpec& spec, bool integer, size_t begin, size_t end, char* dst, Encode encode) {
     auto put = [dst](size_t i, T bits) { std::memcpy(dst + i * sizeof(T), &bits, sizeof(T)); };
@@ -164,7 +163,7 @@ void fillRange(FillDtype dtype, const FillSpec& spec, size_t begin, size_t end, 
 
 void fillValues(FillDtype dtype, const FillSpec& spec, size_t count, char* dst) {
     // A large fill is split across threads: element i depends on i alone, so the bytes are the same for
-    // any split, and a 1M-element f16 operand takes about a millisecond instead of four.
+    // any split (a 1M-element f16 operand on the H200 host: 6 ms on one thread, 2.5 ms on four).
     constexpr size_t kMinElementsPerThread = size_t(1) << 18;
     constexpr size_t kMaxThreads = 8;
     size_t threads = std::min({count / kMinElementsPerThread, kMaxThreads,
