@@ -503,6 +503,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     launchOptions.hostParams = options.compare ? &params : nullptr;
     launchOptions.useCompileCache = options.useCompileCache;
     launchOptions.fastCompile = options.fastCompile;
+    launchOptions.nvrtcOptions = options.nvrtcOptions;
     GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
     out.cudaSource = setup.cudaSource;
     out.arch = setup.arch;

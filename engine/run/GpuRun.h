@@ -27,11 +27,12 @@ struct GpuRunOptions {
     std::vector<std::string> runnerArguments;
     std::string arch; // empty: the device's native architecture (sm_90a on H200)
     std::chrono::milliseconds watchdog{20000};
-    gpu::RunnerClient* client = nullptr; // reuse a started runner; else one is started for this run
-    bool compare = true;                 // run the CPU oracle and compare
-    bool useCompileCache = true;         // false: NVRTC compiles even an unchanged source (benchmarks)
-    std::string fastCompile;             // NVRTC --Ofast-compile level for a quick run ("", "mid", "max")
-    double atol = -1, rtol = -1;         // override the per-dtype tolerance when >= 0
+    gpu::RunnerClient* client = nullptr;   // reuse a started runner; else one is started for this run
+    bool compare = true;                   // run the CPU oracle and compare
+    bool useCompileCache = true;           // false: NVRTC compiles even an unchanged source (benchmarks)
+    std::string fastCompile;               // NVRTC --Ofast-compile level for a quick run ("", "mid", "max")
+    std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim
+    double atol = -1, rtol = -1;           // override the per-dtype tolerance when >= 0
 };
 
 struct GpuKernelReport {
