@@ -68,6 +68,49 @@ static __device__ __forceinline__ void tb_cp_async_16(unsigned smem, const void*
 static __device__ __forceinline__ void tb_cp_async_16_fill(unsigned smem, const void* gmem, int bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(smem), "l"(gmem), "r"(bytes) : "memory");
 }
+
+// L2 cache policies for T.copy(eviction_policy=...): evict_last keeps lines a later loop reads again, evict_first
+// lets lines read or written once leave first. A policy is a 64-bit createpolicy operand of the accesses below.
+static __device__ __forceinline__ tb_u64 tb_policy_evict_first() {
+    tb_u64 p; asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p)); return p;
+}
+static __device__ __forceinline__ tb_u64 tb_policy_evict_last() {
+    tb_u64 p; asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p)); return p;
+}
+static __device__ __forceinline__ void tb_cp_async_16_hint(unsigned smem, const void* gmem, tb_u64 policy) {
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n"
+                 :: "r"(smem), "l"(gmem), "l"(policy) : "memory");
+}
+static __device__ __forceinline__ void tb_cp_async_16_fill_hint(unsigned smem, const void* gmem, int bytes,
+                                                                tb_u64 policy) {
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n"
+                 :: "r"(smem), "l"(gmem), "r"(bytes), "l"(policy) : "memory");
+}
+static __device__ __forceinline__ tb_vec4 tb_ld_hint(const tb_vec4* p, tb_u64 policy) {
+    tb_vec4 v; asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(policy)); return v;
+}
+static __device__ __forceinline__ tb_vec8 tb_ld_hint(const tb_vec8* p, tb_u64 policy) {
+    tb_vec8 v;
+    asm volatile("ld.global.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;" : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(policy));
+    return v;
+}
+static __device__ __forceinline__ tb_vec16 tb_ld_hint(const tb_vec16* p, tb_u64 policy) {
+    tb_vec16 v;
+    asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+    return v;
+}
+static __device__ __forceinline__ void tb_st_hint(tb_vec4* p, tb_vec4 v, tb_u64 policy) {
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" :: "l"(p), "r"(v), "l"(policy) : "memory");
+}
+static __device__ __forceinline__ void tb_st_hint(tb_vec8* p, tb_vec8 v, tb_u64 policy) {
+    asm volatile("st.global.L2::cache_hint.v2.b32 [%0], {%1, %2}, %3;" :: "l"(p), "r"(v.x), "r"(v.y), "l"(policy)
+                 : "memory");
+}
+static __device__ __forceinline__ void tb_st_hint(tb_vec16* p, tb_vec16 v, tb_u64 policy) {
+    asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(policy) : "memory");
+}
 static __device__ __forceinline__ void tb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void tb_cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");

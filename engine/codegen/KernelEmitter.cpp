@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <set>
 
 namespace tb::codegen {
 
@@ -380,6 +382,30 @@ std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
     return "(" + const_cast<KernelEmitter*>(this)->expr(e) + ")";
 }
 
+void KernelEmitter::declareL2Policies() {
+    m_l2Policies.clear();
+    std::set<ir::EvictionPolicy> wanted;
+    std::function<void(const ir::StmtPtr&)> walk = [&](const ir::StmtPtr& s) {
+        if (!s)
+            return;
+        if (s->kind == StmtKind::Copy && s->evictionPolicy != ir::EvictionPolicy::Normal)
+            wanted.insert(s->evictionPolicy);
+        ir::forEachChildStmt(*s, walk);
+    };
+    walk(m_kernel.body);
+    for (ir::EvictionPolicy p : wanted) {
+        std::string name = ir::evictionPolicyName(p); // evict_first, evict_last
+        m_l2Policies[p] = unique("l2_" + name);
+        line("const tb_u64 " + m_l2Policies[p] + " = tb_policy_" + name + "(); // T.copy(eviction_policy=\"" +
+             name + "\")");
+    }
+}
+
+std::string KernelEmitter::l2PolicyOf(const ir::Stmt& copy) const {
+    auto it = m_l2Policies.find(copy.evictionPolicy);
+    return it == m_l2Policies.end() ? std::string() : it->second;
+}
+
 void KernelEmitter::emitPrologue(GeneratedKernel& out) {
     // Parameters: tensors in order, then dynamic dims.
     std::string sig;
@@ -426,6 +452,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
         line(
             "const unsigned tb_smem_s = tb_smem_addr(tb_smem); // the arena in the shared window (ldmatrix)");
     line("const int " + m_tx + " = threadIdx.x;");
+    declareL2Policies();
     // Block indices, remapped by T.use_swizzle when present.
     const Stmt* swizzle = nullptr;
     passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
@@ -618,6 +645,9 @@ void KernelEmitter::emitFor(const Stmt& s, int depth) {
         emitPipelined(s, depth);
         return;
     }
+    if (s.loopKind == ir::LoopKind::Pipelined && s.pipeline.numStages == 1 &&
+        emitSingleStagePipeline(s, depth))
+        return;
     BufferSet r, w;
     if (s.body)
         sharedEffects(*s.body, r, w);

@@ -69,6 +69,14 @@ private:
     void emitFor(const ir::Stmt& s, int depth);
     void emitParallelNest(const ir::Stmt& s);
     void emitPipelined(const ir::Stmt& s, int depth);
+    // T.Pipelined(num_stages=1) in TileLang's order (SingleStagePipeline.cpp): a copy into a shared tile is
+    // issued for the next iteration right after the statement that last reads the tile.
+    struct EarlyCopy {
+        const ir::Stmt* copy;
+        size_t lastUse; // index in the loop body of the last statement that reads the copy's tile
+    };
+    std::vector<EarlyCopy> planEarlyCopies(const std::vector<const ir::Stmt*>& body) const;
+    bool emitSingleStagePipeline(const ir::Stmt& s, int depth);
     void emitElementStmt(const ir::Stmt& s, int depth);
     void emitPrint(const ir::Stmt& s);
 
@@ -100,8 +108,9 @@ private:
         const ir::Buffer* buffer = nullptr;
         const std::vector<ir::ExprPtr>* indices = nullptr; // identifies the access in the element code
         bool store = false;
-        std::string temp;  // the register array that stands in for it
-        SourceRange range; // the access's own position (its vector instruction is emitted on that line)
+        std::string temp;     // the register array that stands in for it
+        SourceRange range;    // the access's own position (its vector instruction is emitted on that line)
+        std::string l2Policy; // a global access's cache-policy variable (T.copy eviction_policy), or empty
     };
     void emitSimtLoop(const layout::Fragment& map, const std::vector<const ir::Var*>& vars,
                       const ir::Stmt& body, SourceRange range, const std::string& what,
@@ -242,6 +251,10 @@ private:
     };
     std::map<const ir::Buffer*, SharedSlot> m_shared;
     std::map<const ir::Buffer*, int> m_pipelineStages; // buffers multi-versioned by T.Pipelined
+    // The kernel's L2 cache-policy variables, one per eviction policy its copies ask for.
+    std::map<ir::EvictionPolicy, std::string> m_l2Policies;
+    void declareL2Policies();
+    std::string l2PolicyOf(const ir::Stmt& copy) const; // the copy's policy variable, empty for evict_normal
     int64_t m_sharedBytes = 0;
     int64_t m_reduceScratchOffset = -1;
     std::string m_reduceScratch;

@@ -224,12 +224,16 @@ void KernelEmitter::lowerCopy(const Stmt& s) {
             }
             if (contiguous)
                 vectors.push_back({memory.buffer, memoryIsDst ? &store->indices : &load->operands,
-                                   memoryIsDst, internalName(memoryIsDst ? "st" : "ld"), s.range});
+                                   memoryIsDst, internalName(memoryIsDst ? "st" : "ld"), s.range,
+                                   memory.buffer->scope == MemoryScope::Global ? l2PolicyOf(s) : ""});
         }
     }
     emitSimtLoop(map, vars.vars, *body, s.range,
                  "T.copy(" + describeRegion(src) + " -> " + describeRegion(dst) + ")" +
-                     (vectors.empty() ? ", element by element" : ""),
+                     (vectors.empty() ? ", element by element" : "") +
+                     (vectors.empty() && !l2PolicyOf(s).empty()
+                          ? " (no L2 hint: only vector accesses carry one)"
+                          : ""),
                  true, vectors.empty() ? 1 : vector, vectors);
 }
 
@@ -449,9 +453,18 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         dstAddr = "tb_smem_addr(" + dstPtr + ")";
     }
     std::string vecType = bytes == 16 ? "tb_vec16" : bytes == 8 ? "tb_vec8" : "tb_vec4";
-    std::string op = async ? "tb_cp_async_16(" + dstAddr + ", " + srcPtr + ");"
-                           : "*reinterpret_cast<" + vecType + "*>(" + dstPtr +
-                                 ") = *reinterpret_cast<const " + vecType + "*>(" + srcPtr + ");";
+    // With an eviction policy the global side's access carries it as an L2 cache hint.
+    const std::string policy = l2PolicyOf(s);
+    const std::string hint = policy.empty() ? "" : ", " + policy;
+    std::string load = "*reinterpret_cast<const " + vecType + "*>(" + srcPtr + ")";
+    if (!policy.empty() && src.buffer->scope == MemoryScope::Global)
+        load = "tb_ld_hint(reinterpret_cast<const " + vecType + "*>(" + srcPtr + ")" + hint + ")";
+    std::string op = "*reinterpret_cast<" + vecType + "*>(" + dstPtr + ") = " + load + ";";
+    if (!policy.empty() && dst.buffer->scope == MemoryScope::Global)
+        op = "tb_st_hint(reinterpret_cast<" + vecType + "*>(" + dstPtr + "), " + load + hint + ");";
+    if (async)
+        op = (policy.empty() ? "tb_cp_async_16(" : "tb_cp_async_16_hint(") + dstAddr + ", " + srcPtr + hint +
+             ");";
     if (full.empty()) {
         line(op, s.range);
     } else if (async && src.buffer->scope == MemoryScope::Global && alignedStatically) {
@@ -468,8 +481,8 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
         line("const int " + count + " = " +
                  (rows.empty() ? inRange : "(" + rows + ") ? " + inRange + " : 0") + ";",
              s.range);
-        line("tb_cp_async_16_fill(" + dstAddr + ", " + count + " > 0 ? " + srcPtr + " : " +
-                 nameOf(src.buffer) + ", " + count + ");",
+        line((policy.empty() ? "tb_cp_async_16_fill(" : "tb_cp_async_16_fill_hint(") + dstAddr + ", " +
+                 count + " > 0 ? " + srcPtr + " : " + nameOf(src.buffer) + ", " + count + hint + ");",
              s.range);
     } else {
         std::string cond;

@@ -330,9 +330,11 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
         if (a.store) {
             line("__align__(16) " + sType + " " + a.temp + "[" + std::to_string(V) + "];", at);
         } else {
-            line("const " + vecType(a) + " " + a.temp + "_v = *reinterpret_cast<const " + vecType(a) + "*>(" +
-                     address + ");",
-                 at);
+            std::string load = "*reinterpret_cast<const " + vecType(a) + "*>(" + address + ")";
+            if (!a.l2Policy.empty())
+                load = "tb_ld_hint(reinterpret_cast<const " + vecType(a) + "*>(" + address + "), " +
+                       a.l2Policy + ")";
+            line("const " + vecType(a) + " " + a.temp + "_v = " + load + ";", at);
             line("const " + sType + "* " + a.temp + " = reinterpret_cast<const " + sType + "*>(&" + a.temp +
                      "_v);",
                  at);
@@ -367,8 +369,11 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
         if (!a.store)
             continue;
         std::string address = "&" + lvalueText(a.buffer, *a.indices, 0);
-        std::string store = "*reinterpret_cast<" + vecType(a) + "*>(" + address +
-                            ") = *reinterpret_cast<const " + vecType(a) + "*>(" + a.temp + ");";
+        std::string value = "*reinterpret_cast<const " + vecType(a) + "*>(" + a.temp + ")";
+        std::string store = a.l2Policy.empty()
+                                ? "*reinterpret_cast<" + vecType(a) + "*>(" + address + ") = " + value + ";"
+                                : "tb_st_hint(reinterpret_cast<" + vecType(a) + "*>(" + address + "), " +
+                                      value + ", " + a.l2Policy + ");";
         line(store, a.range.valid ? a.range : range);
     }
     m_simt = nullptr;

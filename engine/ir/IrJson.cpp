@@ -325,6 +325,7 @@ public:
             region("src", s.src);
             region("dst", s.dst);
             m_out.field("disableTma", s.disableTma);
+            m_out.field("evictionPolicy", evictionPolicyName(s.evictionPolicy));
             break;
         case StmtKind::Gemm:
             region("a", s.a);

@@ -250,6 +250,8 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
         std::string text = "copy " + printRegion(s.src) + " -> " + printRegion(s.dst);
         if (s.disableTma)
             text += " (disable_tma=True)";
+        if (s.evictionPolicy != EvictionPolicy::Normal)
+            text += std::string(" (eviction_policy=") + evictionPolicyName(s.evictionPolicy) + ")";
         add(indent, text, s.range, &s);
         return;
     }

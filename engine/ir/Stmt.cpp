@@ -46,6 +46,18 @@ const char* gemmWarpPolicyName(GemmWarpPolicy p) {
     return "?";
 }
 
+const char* evictionPolicyName(EvictionPolicy p) {
+    switch (p) {
+    case EvictionPolicy::Normal:
+        return "evict_normal";
+    case EvictionPolicy::First:
+        return "evict_first";
+    case EvictionPolicy::Last:
+        return "evict_last";
+    }
+    return "?";
+}
+
 const char* reduceKindName(ReduceKind kind) {
     switch (kind) {
     case ReduceKind::Max:

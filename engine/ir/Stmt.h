@@ -68,10 +68,13 @@ enum class StmtKind {
 
 enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
 enum class GemmWarpPolicy { Square, FullRow, FullCol };
+// T.copy(eviction_policy=): how long the copied global lines should stay in L2.
+enum class EvictionPolicy { Normal, First, Last };
 enum class ReduceKind { Max, Min, Sum, AbsSum, AbsMax, BitAnd, BitOr, BitXor };
 
 const char* loopKindName(LoopKind kind);          // "serial", "unroll", "parallel", "pipelined", "vectorized"
 const char* gemmWarpPolicyName(GemmWarpPolicy p); // "Square", "FullRow", "FullCol"
+const char* evictionPolicyName(EvictionPolicy p); // "evict_normal", "evict_first", "evict_last"
 const char* reduceKindName(ReduceKind kind);      // "max", "sum", ...
 
 // T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
@@ -151,6 +154,7 @@ struct Stmt {
     Region src;
     Region dst;
     bool disableTma = false;
+    EvictionPolicy evictionPolicy = EvictionPolicy::Normal;
 
     // Gemm: c (+)= op(a) @ op(b)
     Region a, b, c;

@@ -126,6 +126,16 @@ TEST(Errors, CopyExtentMismatchNamesBothShapes) {
               "region has shape [32, 32]");
 }
 
+TEST(Errors, EvictionPolicyMustBeKnownAndHaveAGlobalSide) {
+    auto e = inKernel("            s = T.alloc_shared((32, 32), \"float16\")\n"
+                      "            f = T.alloc_fragment((32, 32), \"float32\")\n"
+                      "            T.copy(A[bx * 32, by * 32], s, eviction_policy=\"evict_later\")\n"
+                      "            T.copy(s, f, eviction_policy=\"evict_first\")\n");
+    ASSERT_EQ(e->codes(), (Codes{"value-error@10:60", "eviction-policy-unused@11:42"})) << e->report();
+    EXPECT_EQ(e->first("value-error")->message,
+              "eviction_policy must be \"evict_first\", \"evict_last\" or \"evict_normal\"");
+}
+
 TEST(Errors, GemmShapesAndAccumulatorScope) {
     auto e = inKernel("            a = T.alloc_shared((64, 32), \"float16\")\n"
                       "            b = T.alloc_shared((16, 64), \"float16\")\n"
