@@ -6,6 +6,7 @@
 #include "TestKernels.h"
 #include "engine/gpu/Nvrtc.h"
 
+#include <chrono>
 #include <cstring>
 #include <gtest/gtest.h>
 
@@ -14,13 +15,20 @@ namespace {
 
 #if TILEBENCH_HAS_NVRTC
 
+// Our cache off, and a source NVRTC has never seen: NVRTC 13 keeps its own disk cache of ptxas results keyed
+// by the PTX, and a hit there prints no ptxas report to compare with. A distinct __device__ variable reaches
+// the PTX.
 CudaCompileResult compileUncached(const char* source, const std::string& kernel,
                                   std::vector<std::string> extra = {}) {
+    static int compiles = 0;
     CudaCompileOptions options;
     options.arch = "sm_90a";
     options.useCache = false;
     options.extraOptions = std::move(extra);
-    return compileCuda(source, kernel, options);
+    std::string unseen = std::string(source) + "\n__device__ int tb_unseen_" +
+                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" +
+                         std::to_string(compiles++) + ";\n";
+    return compileCuda(unseen, kernel, options);
 }
 
 const char* kPressure = test::kPressureSource;
