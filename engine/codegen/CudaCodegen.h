@@ -77,6 +77,9 @@ struct GeneratedUnit {
     std::string source;
     std::vector<GeneratedKernel> kernels; // in launch order
     LineMap lineMap;
+    // NVRTC options the program asked for (pass_configs fast math: --use_fast_math); every compile of
+    // `source` passes them.
+    std::vector<std::string> nvrtcOptions;
 };
 
 struct CudaKernelSource {

@@ -139,6 +139,7 @@ GeneratedCuda generateCudaText(const CompileResult& result, const layout::Layout
     for (const GeneratedUnit& unit : code.units) {
         GeneratedCudaUnit u;
         u.source = unit.source;
+        u.nvrtcOptions = unit.nvrtcOptions;
         u.firstLine = int(out.tileLines.size()) + 1;
         for (const GeneratedKernel& k : unit.kernels)
             u.kernels.push_back(k.name);
@@ -288,6 +289,7 @@ GeneratedMachineCode compileGeneratedCuda(const GeneratedCuda& cuda, const std::
         gpu::CudaCompileOptions options;
         options.arch = arch;
         options.lineInfo = true;
+        options.extraOptions = unit.nvrtcOptions;
         gpu::CudaCompileResult r = gpu::compileCuda(unit.source, unit.kernels.front(), options);
         out.compileMilliseconds += r.milliseconds;
         out.cacheHit = (out.kernels.empty() || out.cacheHit) && r.cacheHit;

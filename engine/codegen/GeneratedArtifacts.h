@@ -26,10 +26,11 @@ namespace tb::codegen {
 
 // One translation unit of the concatenated CUDA text.
 struct GeneratedCudaUnit {
-    std::string source;               // the unit's own text (what NVRTC compiles)
-    int firstLine = 1;                // its first line in GeneratedCuda::text
-    std::vector<std::string> kernels; // extern "C" names, in launch order
-    std::vector<int> tileLines;       // per line of `source`: tile-program line, 0 when none
+    std::string source;                    // the unit's own text (what NVRTC compiles)
+    int firstLine = 1;                     // its first line in GeneratedCuda::text
+    std::vector<std::string> kernels;      // extern "C" names, in launch order
+    std::vector<int> tileLines;            // per line of `source`: tile-program line, 0 when none
+    std::vector<std::string> nvrtcOptions; // what the program asks NVRTC for (GeneratedUnit::nvrtcOptions)
 };
 
 struct GeneratedCuda {

@@ -1131,8 +1131,7 @@ Value Interpreter::callHostBuiltin(const std::string& name, const Value* self, C
         if (pos.size() == 1 && pos[0].kind == ValueKind::Function) {
             pos[0].fn->isJit = true;
             for (auto& [k, v] : args.keywords)
-                if (k == "out_idx")
-                    pos[0].fn->outIdx = std::make_shared<Value>(v);
+                takeJitOption(*pos[0].fn, k, v);
             return pos[0];
         }
         Value v;

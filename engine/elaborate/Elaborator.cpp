@@ -514,6 +514,8 @@ bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOpti
     }
     if (!func || m_aborted)
         return false;
+    func->fastMath =
+        passConfigEnabled(entry->passConfigs.get(), "tl.enable_fast_math", "TL_ENABLE_FAST_MATH");
     m_out.funcs.push_back(std::move(*func));
     return m_diagnostics.errorCount() == errorsBefore;
 }

@@ -838,9 +838,8 @@ Value Interpreter::call(const Value& callee, CallArgs& args, SourceRange range) 
             args.positional[0].kind == ValueKind::Function) {
             Value f = args.positional[0];
             f.fn->isJit = true;
-            auto it = callee.object->attrs.find("out_idx");
-            if (it != callee.object->attrs.end())
-                f.fn->outIdx = std::make_shared<Value>(it->second);
+            for (const auto& [k, v] : callee.object->attrs)
+                takeJitOption(*f.fn, k, v);
             return f;
         }
         return error("type-error", range, "'" + typeName(callee) + "' object is not callable");
@@ -1586,9 +1585,8 @@ Flow Interpreter::execFunctionDef(const ast::Stmt& s) {
                 f.fn->isMacro = true;
         } else if (d.kind == ValueKind::Object && d.object->type == "jit-decorator") {
             f.fn->isJit = true;
-            auto it = d.object->attrs.find("out_idx");
-            if (it != d.object->attrs.end())
-                f.fn->outIdx = std::make_shared<Value>(it->second);
+            for (const auto& [k, v] : d.object->attrs)
+                takeJitOption(*f.fn, k, v);
         }
         // Other decorators (autotune, torch.no_grad, user wrappers) do not change what is elaborated.
     }

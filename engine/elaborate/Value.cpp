@@ -386,6 +386,25 @@ bool valuesEqual(const Value& a, const Value& b) {
     }
 }
 
+void takeJitOption(FunctionData& fn, const std::string& keyword, const Value& value) {
+    if (keyword == "out_idx")
+        fn.outIdx = std::make_shared<Value>(value);
+    else if (keyword == "pass_configs")
+        fn.passConfigs = std::make_shared<Value>(value);
+}
+
+bool passConfigEnabled(const Value* passConfigs, const std::string& key, const std::string& enumName) {
+    if (!passConfigs || passConfigs->kind != ValueKind::Dict || !passConfigs->dict)
+        return false;
+    for (const auto& [k, v] : passConfigs->dict->entries) {
+        bool named = (k.kind == ValueKind::Str && k.s == key) ||
+                     (k.kind == ValueKind::Opaque && k.s == "tilelang.PassConfigKey." + enumName);
+        if (named)
+            return (v.kind == ValueKind::Bool || v.kind == ValueKind::Int) && v.i != 0;
+    }
+    return false;
+}
+
 Value* dictFind(DictData& dict, const Value& key) {
     for (auto& [k, v] : dict.entries)
         if (valuesEqual(k, key))

@@ -149,7 +149,8 @@ struct FunctionData {
     bool isJit = false;
     bool isPrimFunc = false;
     bool isMacro = false;
-    std::shared_ptr<Value> outIdx; // @tilelang.jit(out_idx=...)
+    std::shared_ptr<Value> outIdx;      // @tilelang.jit(out_idx=...)
+    std::shared_ptr<Value> passConfigs; // @tilelang.jit(pass_configs={...})
     SourceRange range;
 };
 
@@ -163,5 +164,12 @@ std::string toRepr(const Value& v);
 bool valuesEqual(const Value& a, const Value& b);
 // Dict lookup by Python equality; returns null when absent.
 Value* dictFind(DictData& dict, const Value& key);
+
+// A keyword of @tilelang.jit(...) that changes what is compiled (out_idx, pass_configs) onto the function;
+// other keywords are ignored.
+void takeJitOption(FunctionData& fn, const std::string& keyword, const Value& value);
+// Whether pass_configs (a dict, or null) turns on TileLang's `key` ("tl.enable_fast_math"), given as that
+// string or as tilelang.PassConfigKey.<enumName> ("TL_ENABLE_FAST_MATH").
+bool passConfigEnabled(const Value* passConfigs, const std::string& key, const std::string& enumName);
 
 } // namespace tb::elab

@@ -402,6 +402,7 @@ public:
     void func(const PrimFunc& f) {
         m_out.beginObject();
         m_out.field("name", f.name);
+        m_out.field("fastMath", f.fastMath);
         loc(f.range);
         m_out.key("params").beginArray();
         for (const Buffer* b : f.params) {

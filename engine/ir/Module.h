@@ -19,6 +19,9 @@ struct PrimFunc {
     std::vector<const Var*> dynamicDims;
     StmtPtr body; // a Seq of Kernel statements
     SourceRange range;
+    // @tilelang.jit(pass_configs={"tl.enable_fast_math": True}): approximate exp, division and square roots
+    // (NVRTC --use_fast_math).
+    bool fastMath = false;
 };
 
 enum class ParamOrigin {

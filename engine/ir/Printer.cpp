@@ -367,7 +367,7 @@ std::vector<PrintedLine> printModuleLines(const Module& module, const SourceMana
             signature += (first ? "" : ", ") + dim->name + ": " + dtypeName(dim->dtype) + " /*dynamic*/";
             first = false;
         }
-        listing.add(0, signature + "):", func.range);
+        listing.add(0, signature + ")" + (func.fastMath ? " /*fast_math*/" : "") + ":", func.range);
         listing.stmt(func.body, 1);
     }
     return listing.take();

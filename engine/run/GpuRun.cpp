@@ -366,7 +366,9 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
             co.lineInfo = true;
             co.useCache = options.useCompileCache;
             co.fastCompile = options.fastCompile;
-            co.extraOptions = options.nvrtcOptions;
+            co.extraOptions = unit.nvrtcOptions;
+            co.extraOptions.insert(co.extraOptions.end(), options.nvrtcOptions.begin(),
+                                   options.nvrtcOptions.end());
             results.push_back(gpu::compileCuda(unit.source, gk.name, co));
         }
         return results;

@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
             co.lineInfo = true;
             co.useCache = false;
             co.fastCompile = mode.fastCompile;
-            co.extraOptions = mode.extraOptions;
+            co.extraOptions = unit.nvrtcOptions;
+            co.extraOptions.insert(co.extraOptions.end(), mode.extraOptions.begin(), mode.extraOptions.end());
             auto start = std::chrono::steady_clock::now();
             // A distinct source each time, so that no cache anywhere (ours is off) can answer.
             std::string source = unit.source + "// compile " + std::to_string(i) + mode.label + "\n";

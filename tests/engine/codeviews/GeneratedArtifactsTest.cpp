@@ -196,6 +196,42 @@ TEST(GeneratedMachineCode, GemmPtxAndSassLinkToTheGemmLine) {
     EXPECT_TRUE(anyLineContains(sass, sassGemm, "HMMA"));
 }
 
+// @tilelang.jit(pass_configs={TL_ENABLE_FAST_MATH: True}) compiles with --use_fast_math: the division of
+// silu becomes an approximate one; without it (or with False) it stays IEEE round-to-nearest.
+TEST(GeneratedMachineCode, FastMathPassConfigReachesNvrtc) {
+    auto ptxOf = [](const std::string& decorator) {
+        std::string text =
+            "import tilelang\nimport tilelang.language as T\n" + decorator +
+            "\ndef silu(n=1024):\n"
+            "    @T.prim_func\n"
+            "    def main(X: T.Tensor((n,), \"float32\"), Y: T.Tensor((n,), \"float32\")):\n"
+            "        with T.Kernel(n // 128, threads=128) as bx:\n"
+            "            for i in T.Parallel(128):\n"
+            "                Y[bx * 128 + i] = X[bx * 128 + i] / (1.0 + T.exp(-X[bx * 128 + i]))\n"
+            "    return main\n";
+        auto result = compileTileProgram("silu.py", text);
+        EXPECT_TRUE(result && result->ok()) << (result ? result->formattedDiagnostics() : "");
+        GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+        EXPECT_TRUE(cuda.ok) << cuda.message;
+        GeneratedMachineCode code = compileGeneratedCuda(cuda, "sm_80", false);
+        EXPECT_TRUE(code.ptxOk) << code.ptxMessage;
+        return std::make_pair(cuda, code.ptx);
+    };
+    auto [plainCuda, plain] = ptxOf("@tilelang.jit");
+    auto [fastCuda, fast] =
+        ptxOf("@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_ENABLE_FAST_MATH: True})");
+    auto [named, namedPtx] = ptxOf("@tilelang.jit(pass_configs={\"tl.enable_fast_math\": True})");
+    auto [off, offPtx] = ptxOf("@tilelang.jit(pass_configs={\"tl.enable_fast_math\": False})");
+    EXPECT_NE(plain.find("div.rn.f32"), std::string::npos);
+    EXPECT_EQ(fast.find("div.rn.f32"), std::string::npos) << fast;
+    EXPECT_EQ(namedPtx, fast);
+    EXPECT_EQ(offPtx, plain);
+    ASSERT_EQ(fastCuda.units.size(), 1u);
+    EXPECT_EQ(fastCuda.units[0].nvrtcOptions, std::vector<std::string>{"--use_fast_math"});
+    EXPECT_TRUE(plainCuda.units[0].nvrtcOptions.empty());
+    EXPECT_NE(fastCuda.text.find("// Compiled with --use_fast_math"), std::string::npos);
+}
+
 TEST(GeneratedMachineCode, WithoutSassOnlyPtx) {
     auto result = test::compileSample("elementwise_add");
     ASSERT_TRUE(result && result->ok());
