@@ -382,6 +382,41 @@ std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
     return "(" + const_cast<KernelEmitter*>(this)->expr(e) + ")";
 }
 
+void KernelEmitter::findFragmentsRoundedByTheirCopies() {
+    m_roundedByTheirCopies.clear();
+    std::set<const ir::Buffer*> candidates, otherwiseRead;
+    std::function<void(const ir::StmtPtr&)> walk = [&](const ir::StmtPtr& s) {
+        if (!s)
+            return;
+        ir::forEachStmtExpr(*s, [&](const ir::ExprPtr& e) {
+            ir::forEachExprNode(e, [&](const ir::Expr& n) {
+                if (n.kind == ExprKind::BufferLoad)
+                    otherwiseRead.insert(n.buffer);
+            });
+        });
+        bool roundingCopy =
+            s->kind == StmtKind::Copy && s->src.buffer && s->dst.buffer &&
+            (s->dst.buffer->scope == MemoryScope::Global || s->dst.buffer->scope == MemoryScope::Shared) &&
+            s->dst.buffer->dtype == s->src.buffer->dtype;
+        ir::forEachRegion(*s, [&](const ir::Region& r) {
+            bool written =
+                r.buffer == s->dst.buffer && (s->kind == StmtKind::Copy || s->kind == StmtKind::Fill);
+            if (r.buffer && !written && !(roundingCopy && r.buffer == s->src.buffer))
+                otherwiseRead.insert(r.buffer);
+        });
+        if (s->kind == StmtKind::Reduce)
+            otherwiseRead.insert(s->srcBuffer);
+        if (s->kind == StmtKind::Store && s->buffer && s->buffer->scope == MemoryScope::Fragment &&
+            isHalfLike(s->buffer->dtype))
+            candidates.insert(s->buffer);
+        ir::forEachChildStmt(*s, walk);
+    };
+    walk(m_kernel.body);
+    for (const ir::Buffer* b : candidates)
+        if (!otherwiseRead.count(b))
+            m_roundedByTheirCopies.insert(b);
+}
+
 void KernelEmitter::declareL2Policies() {
     m_l2Policies.clear();
     std::set<ir::EvictionPolicy> wanted;
@@ -453,6 +488,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
             "const unsigned tb_smem_s = tb_smem_addr(tb_smem); // the arena in the shared window (ldmatrix)");
     line("const int " + m_tx + " = threadIdx.x;");
     declareL2Policies();
+    findFragmentsRoundedByTheirCopies();
     // Block indices, remapped by T.use_swizzle when present.
     const Stmt* swizzle = nullptr;
     passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
@@ -842,7 +878,10 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
                 emitElementStmt(*c, depth + 1);
         return;
     case StmtKind::Store: {
-        std::string value = expr(s.value);
+        // The cast to the fragment's half type is left to the copy that reads it (and rounds it anyway).
+        bool roundLater = m_roundedByTheirCopies.count(s.buffer) && s.value &&
+                          s.value->kind == ExprKind::Cast && s.value->dtype == s.buffer->dtype;
+        std::string value = roundLater ? "(float)(" + expr(s.value->operands[0]) + ")" : expr(s.value);
         std::string lhs = lvalueText(s.buffer, s.indices, 0);
         std::string text = lhs + " = " + toStorage(s.buffer, value) + ";";
         bool guard = m_simt && m_simt->guardReplicaStores && !m_simt->rep.empty() &&

@@ -251,6 +251,10 @@ private:
     };
     std::map<const ir::Buffer*, SharedSlot> m_shared;
     std::map<const ir::Buffer*, int> m_pipelineStages; // buffers multi-versioned by T.Pipelined
+    // Half-precision fragments that only T.copy reads, into memory of their own dtype: that copy rounds each
+    // value, so a store into the fragment keeps the float unrounded (rounding twice gives the same bits).
+    std::set<const ir::Buffer*> m_roundedByTheirCopies;
+    void findFragmentsRoundedByTheirCopies();
     // The kernel's L2 cache-policy variables, one per eviction policy its copies ask for.
     std::map<ir::EvictionPolicy, std::string> m_l2Policies;
     void declareL2Policies();

@@ -108,6 +108,29 @@ TEST(CodegenStructure, SoftmaxReducesAcrossWarpsThroughSharedMemory) {
     EXPECT_NE(src.find("partial tile"), std::string::npos);
 }
 
+// A half-precision fragment whose only reader is a T.copy into fp16 memory is rounded once, by that copy;
+// one that an mma reads (flash attention's acc_s_cast) is rounded where it is written.
+TEST(CodegenStructure, HalfFragmentsAreRoundedOnceOnTheirWayToMemory) {
+    for (const char* sample : {"04_softmax.py", "05_rmsnorm_silu.py"}) {
+        PlannedProgram p = planSample(sample);
+        ASSERT_TRUE(p.ok()) << p.planErrors;
+        std::string errors;
+        CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << errors;
+        const std::string& src = code.units[0].source;
+        EXPECT_NE(src.find("            y[r] = (float)(("), std::string::npos) << sample;
+        EXPECT_EQ(src.find("y[r] = tb_round_f16("), std::string::npos) << sample;
+        EXPECT_NE(src.find("tb_f2h(y[r"), std::string::npos) << sample; // the copy to Y rounds
+    }
+    PlannedProgram p = planSample("06_flash_attention.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
+    EXPECT_NE(code.units[0].source.find("acc_s_cast[r] = tb_round_f16((float)(acc_s[r]));"),
+              std::string::npos);
+}
+
 TEST(CodegenStructure, ElementwiseAddSignatureAndVectorCopies) {
     PlannedProgram p = planSample("01_elementwise_add.py", {{"M", "100"}, {"N", "70"}});
     ASSERT_TRUE(p.ok()) << p.planErrors;
