@@ -1123,16 +1123,17 @@ Value Interpreter::callTileOp(const std::string& name, CallArgs& args, SourceRan
         s->dst = dst->region();
         s->disableTma = b.given[3] && truth(b[3]).value_or(false);
         if (b.given[4] && b[4].kind != ValueKind::None) {
-            bool known = b[4].kind == ValueKind::Str;
+            std::optional<ir::EvictionPolicy> policy;
             for (ir::EvictionPolicy p :
                  {ir::EvictionPolicy::Normal, ir::EvictionPolicy::First, ir::EvictionPolicy::Last})
-                if (known && b[4].s == ir::evictionPolicyName(p))
-                    s->evictionPolicy = p;
-            if (!known || (b[4].s != "evict_normal" && s->evictionPolicy == ir::EvictionPolicy::Normal))
+                if (b[4].kind == ValueKind::Str && b[4].s == ir::evictionPolicyName(p))
+                    policy = p;
+            if (!policy)
                 return error("value-error", b.at(4),
                              "eviction_policy must be \"evict_first\", \"evict_last\" or \"evict_normal\"",
                              "evict_last keeps data that a later loop reads again in L2; evict_first streams "
                              "data read or written once past it");
+            s->evictionPolicy = *policy;
             if (s->evictionPolicy != ir::EvictionPolicy::Normal &&
                 s->src.buffer->scope != ir::MemoryScope::Global &&
                 s->dst.buffer->scope != ir::MemoryScope::Global)
