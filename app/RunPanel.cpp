@@ -9,6 +9,7 @@
 #include "engine/profile/ProgramSweep.h"
 #include "engine/run/GpuRun.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -152,13 +153,24 @@ void cpuRunJob(const AnalysisPtr& a, RunOutcome& out) {
     }
 }
 
-void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, RunOutcome& out) {
+// NVRTC's fast-compile level of a quick Run: about a third of the full compile of a GEMM tile, for a kernel
+// that spills (docs/benchmarks.md); enough to check results, not to time them.
+constexpr const char* kQuickCompileLevel = "mid";
+
+void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, bool quickCompile, RunOutcome& out) {
     run::GpuRunOptions ro;
     ro.client = &client;
+    if (quickCompile)
+        ro.fastCompile = kQuickCompileLevel;
     run::GpuRunResult r = run::runOnGpu(*a->compile, *a->plan, ro);
     out.record.kind = views::RunKind::GpuRun;
     out.record.device = r.device.empty() ? "GPU" : r.device + " (" + r.arch + ")";
     QString text = qs("GPU run on " + out.record.device + ", checked against the CPU reference executor\n");
+    if (quickCompile)
+        text +=
+            QString("quick compile (NVRTC --Ofast-compile=%1): kernel times below are not representative; "
+                    "Bench compiles fully\n")
+                .arg(kQuickCompileLevel);
     if (!r.ran) {
         out.summary =
             qs("the GPU run failed at " + std::string(run::gpuRunStageName(r.stage)) + ": " + r.message);
@@ -190,10 +202,11 @@ void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, RunOutcome& out)
     for (const run::GpuKernelReport& k : r.kernels)
         text += qs("  kernel " + k.name + ": " + number("%.3f ms wall", k.wallMs) + ", " +
                    std::to_string(k.registers) + " registers/thread\n");
-    out.summary = QString("%1 on the GPU (max abs err %2, max rel err %3)")
+    out.summary = QString("%1 on the GPU (max abs err %2, max rel err %3%4)")
                       .arg(r.matches ? "correct" : "WRONG RESULTS")
                       .arg(maxAbs, 0, 'g', 3)
-                      .arg(maxRel, 0, 'g', 3);
+                      .arg(maxRel, 0, 'g', 3)
+                      .arg(quickCompile ? ", quick compile" : "");
     if (client.helloReply().field("mode") == "fake")
         text += "note: the runner is simulated (--fake): its launches do nothing, so outputs stay zero\n";
     out.text = out.summary + "\n" + text;
@@ -387,6 +400,13 @@ RunPanel::RunPanel(CanvasPanels* canvases, QWidget* parent)
     m_profile = makeButton("Profile", "profile", "CUPTI metrics and measured bank wavefronts (Ctrl+P)");
     m_sweep = makeButton("Sweep", "sweep", "time num_stages = 1..4 for the stage-sweep plot");
     m_cancelButton = makeButton("Cancel", "cancel", "stop after the current step");
+    m_quickCompile = new QCheckBox("Quick compile");
+    m_quickCompile->setObjectName("quickCompile");
+    m_quickCompile->setToolTip(
+        "Run compiles with NVRTC --Ofast-compile=mid: results sooner after an edit (a GEMM "
+        "tile compiles in about a third of the time), a slower kernel. Bench, Profile and "
+        "Sweep always compile fully.");
+    buttons->addWidget(m_quickCompile, buttonCount / 3, buttonCount % 3);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
@@ -609,7 +629,9 @@ void RunPanel::run() {
         return;
     AnalysisPtr a = m_analysis;
     std::shared_ptr<Worker> worker = m_worker;
-    startAction("running on the GPU", [worker, a](RunOutcome& out) { gpuRunJob(worker->runner(), a, out); });
+    bool quick = m_quickCompile->isChecked();
+    startAction("running on the GPU",
+                [worker, a, quick](RunOutcome& out) { gpuRunJob(worker->runner(), a, quick, out); });
 }
 
 void RunPanel::runOnCpu() {

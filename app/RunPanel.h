@@ -27,6 +27,7 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QProgressBar;
+class QCheckBox;
 class QPushButton;
 class QTableWidget;
 class QThread;
@@ -69,7 +70,8 @@ public:
     QListWidget* history() const { return m_history; }
     QPlainTextEdit* diffView() const { return m_diff; }
     QProgressBar* progressBar() const { return m_progress; }
-    QPushButton* button(const QString& name) const; // "run", "bench", "profile", "sweep", "cancel"
+    QPushButton* button(const QString& name) const;            // "run", "bench", "profile", "sweep", "cancel"
+    QCheckBox* quickCompile() const { return m_quickCompile; } // Run with NVRTC's fast-compile mode
     const views::RunHistoryModel& historyModel() const { return m_historyModel; }
     // Selects history entries by record id (tests; the user clicks).
     void selectHistory(const std::vector<int>& ids);
@@ -112,6 +114,7 @@ private:
     QPushButton* m_profile;
     QPushButton* m_sweep;
     QPushButton* m_cancelButton;
+    QCheckBox* m_quickCompile;
     QProgressBar* m_progress;
     QLabel* m_status;
     QPlainTextEdit* m_output;

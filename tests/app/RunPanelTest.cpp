@@ -8,6 +8,7 @@
 #include "engine/gpu/CudaDriver.h"
 #include "engine/profile/MetricCatalog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -170,6 +171,33 @@ TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
             EXPECT_TRUE(window->canvases().sweepCanvas()->renderImage().save(dir + "/sweep-measured.png"));
         }
     }
+}
+
+// Quick compile: Run compiles with NVRTC's fast-compile mode and says so, in the output and in the summary
+// the history keeps; unchecked, a Run says nothing of it.
+TEST_F(RunPanelFixture, QuickCompileRunSaysSo) {
+    ASSERT_TRUE(window->openSample("elementwise_add"));
+    window->setOverride("M", "64");
+    window->setOverride("N", "64");
+    ASSERT_TRUE(window->compileNow());
+    panel->setRunner(TILEBENCH_RUNNER_PATH, fakeArguments());
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    ASSERT_TRUE(panel->hasGpu()) << panel->gpuLabel()->text().toStdString();
+    ASSERT_NE(panel->quickCompile(), nullptr);
+    EXPECT_FALSE(panel->quickCompile()->isChecked());
+    click("run");
+    ASSERT_TRUE(panel->waitForIdle(120000));
+    EXPECT_FALSE(output().contains("quick compile")) << output().toStdString();
+
+    QTest::mouseClick(panel->quickCompile(), Qt::LeftButton);
+    ASSERT_TRUE(panel->quickCompile()->isChecked());
+    click("run");
+    ASSERT_TRUE(panel->waitForIdle(120000));
+    QString out = output();
+    EXPECT_TRUE(out.contains("quick compile (NVRTC --Ofast-compile=mid)")) << out.toStdString();
+    ASSERT_EQ(panel->historyModel().size(), 2u);
+    EXPECT_NE(panel->historyModel().records().back().summary.find(", quick compile"), std::string::npos);
+    EXPECT_EQ(panel->historyModel().records().front().summary.find("quick compile"), std::string::npos);
 }
 
 TEST_F(RunPanelFixture, NoRunnerExplainsItselfAndTheCpuRunWorks) {
