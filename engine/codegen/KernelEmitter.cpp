@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <set>
+#include <utility>
 
 namespace tb::codegen {
 
@@ -878,10 +879,7 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
                 emitElementStmt(*c, depth + 1);
         return;
     case StmtKind::Store: {
-        // The cast to the fragment's half type is left to the copy that reads it (and rounds it anyway).
-        bool roundLater = m_roundedByTheirCopies.count(s.buffer) && s.value &&
-                          s.value->kind == ExprKind::Cast && s.value->dtype == s.buffer->dtype;
-        std::string value = roundLater ? "(float)(" + expr(s.value->operands[0]) + ")" : expr(s.value);
+        std::string value = storedValue(s.buffer, s.value);
         std::string lhs = lvalueText(s.buffer, s.indices, 0);
         std::string text = lhs + " = " + toStorage(s.buffer, value) + ";";
         bool guard = m_simt && m_simt->guardReplicaStores && !m_simt->rep.empty() &&
@@ -1062,6 +1060,7 @@ void KernelEmitter::waitForAsyncCopies() {
 // -------------------------------------------------------------------------------------- expressions
 
 std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
+    const bool unrounded = std::exchange(m_leaveRoundingToStore, false); // this node only, not its operands
     if (!e)
         return "0";
     if (depth > kMaxDepth) {
@@ -1165,7 +1164,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
             r = "(" + a + " >= " + b + ")";
             break;
         }
-        return ir::isComparison(e->binaryOp) ? r : roundTo(e->dtype, r);
+        return ir::isComparison(e->binaryOp) || unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Unary: {
         std::string a = expr(e->operands[0], depth + 1);
@@ -1258,7 +1257,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
         case ir::Intrinsic::IsInf:
             return "isinf(" + a[0] + ")";
         }
-        return roundTo(e->dtype, r);
+        return unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Cast: {
         std::string a = expr(e->operands[0], depth + 1);
@@ -1266,7 +1265,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
         if (to == DType::Bool)
             return "((" + a + ") != 0)";
         if (isHalfLike(to))
-            return roundTo(to, "(float)(" + a + ")");
+            return unrounded ? "(float)(" + a + ")" : roundTo(to, "(float)(" + a + ")");
         if (to == DType::Float8E4M3 || to == DType::Float8E5M2) {
             error("codegen-fp8-unsupported", e->range,
                   "float8 casts are not supported by the CUDA backend yet");
@@ -1486,29 +1485,22 @@ std::string KernelEmitter::loadText(const Buffer* buffer, const std::vector<Expr
     return lv;
 }
 
-namespace {
-// The argument of `v` when `v` is exactly one call of `function`: storing a value already rounded to the
-// storage type rounds it once, not twice.
-std::string withoutOuterCall(const std::string& v, const std::string& function) {
-    std::string head = function + "(";
-    if (v.rfind(head, 0) != 0 || v.back() != ')')
-        return v;
-    int depth = 0;
-    for (size_t i = head.size() - 1; i < v.size(); ++i) {
-        depth += v[i] == '(' ? 1 : v[i] == ')' ? -1 : 0;
-        if (depth == 0 && i + 1 != v.size())
-            return v; // the call closes before the end: `v` is an expression around it
-    }
-    return v.substr(head.size(), v.size() - head.size() - 1);
+std::string KernelEmitter::storedValue(const Buffer* buffer, const ExprPtr& value) {
+    bool storeRounds = isHalfLike(buffer->dtype) &&
+                       (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared ||
+                        m_roundedByTheirCopies.count(buffer));
+    m_leaveRoundingToStore = storeRounds && value && value->dtype == buffer->dtype;
+    std::string text = expr(value);
+    m_leaveRoundingToStore = false;
+    return text;
 }
-} // namespace
 
 std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v) const {
     if (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared) {
         if (buffer->dtype == DType::Float16)
-            return "tb_f2h(" + withoutOuterCall(v, "tb_round_f16") + ")";
+            return "tb_f2h(" + v + ")";
         if (buffer->dtype == DType::BFloat16)
-            return "tb_f2bf(" + withoutOuterCall(v, "tb_round_bf16") + ")";
+            return "tb_f2bf(" + v + ")";
     }
     return v;
 }

@@ -92,6 +92,10 @@ private:
 
     // ---- expressions ----
     std::string expr(const ir::ExprPtr& e, int depth = 0);
+    // The value of a store into `buffer`. When the store rounds to the buffer's half type itself (tb_f2h into
+    // memory, or a fragment that only a rounding copy reads), the value's own final rounding to that type is
+    // left out: rounding twice gives the same bits as once.
+    std::string storedValue(const ir::Buffer* buffer, const ir::ExprPtr& value);
     std::string loadText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string lvalueText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string toStorage(const ir::Buffer* buffer, const std::string& computeValue) const;
@@ -254,6 +258,7 @@ private:
     // Half-precision fragments that only T.copy reads, into memory of their own dtype: that copy rounds each
     // value, so a store into the fragment keeps the float unrounded (rounding twice gives the same bits).
     std::set<const ir::Buffer*> m_roundedByTheirCopies;
+    bool m_leaveRoundingToStore = false; // read (and cleared) by the next expr() call: storedValue's request
     void findFragmentsRoundedByTheirCopies();
     // The kernel's L2 cache-policy variables, one per eviction policy its copies ask for.
     std::map<ir::EvictionPolicy, std::string> m_l2Policies;
