@@ -372,15 +372,7 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
     for (int64_t m : *mins)
         minTexts.push_back(std::to_string(m));
     std::vector<std::string> idx = operandIndices(minTexts, row, col);
-    auto stage = m_stageExpr.find(region.buffer);
-    std::optional<std::string> savedStage;
-    if (stage != m_stageExpr.end()) {
-        savedStage = stage->second;
-        m_stageExpr.erase(stage);
-    }
-    out.laneExpr = std::to_string(bytes) + " * (" + sharedOffset(region.buffer, idx) + ")";
-    if (savedStage)
-        m_stageExpr[region.buffer] = *savedStage;
+    out.laneExpr = std::to_string(bytes) + " * (" + sharedOffset(region.buffer, idx, false) + ")";
     out.solved = true;
     return out;
 }
@@ -554,8 +546,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
         return;
     GemmLowering& g = *prepared;
     comment(gemmHeadline(g, g.registerA ? "A from registers" : "ldmatrix operands"), s.range);
-    open("", s.range);
-    m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
+    openBlock("", s.range);
     emitGemmLaneSetup(g);
     if (s.clearAccum && ir::constantInt(s.clearAccum) != 0) {
         const layout::FragmentPlan* cp = m_plan->fragmentOf(g.c);
@@ -585,8 +576,7 @@ void KernelEmitter::lowerGemm(const Stmt& s) {
         const std::string pack = g.a->dtype == DType::Float16 ? "tb_pack_f16" : "tb_pack_bf16";
         const std::string aName = nameOf(g.a);
         for (int64_t k = 0; k < g.steps; ++k) {
-            open("", s.range);
-            m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{ // k step " + std::to_string(k));
+            openBlock("k step " + std::to_string(k), s.range);
             line("unsigned " + g.aFrag + "[" + std::to_string(g.atomsM) + "][4];");
             for (int64_t i = 0; i < g.atomsM; ++i)
                 for (int reg = 0; reg < 4; ++reg) {

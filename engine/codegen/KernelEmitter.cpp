@@ -8,9 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <set>
-#include <utility>
 
 namespace tb::codegen {
 
@@ -187,6 +185,11 @@ void KernelEmitter::line(const std::string& text, SourceRange range) {
 
 void KernelEmitter::open(const std::string& head, SourceRange range) {
     line(head + " {", range);
+    ++m_indent;
+}
+
+void KernelEmitter::openBlock(const std::string& note, SourceRange range) {
+    line(note.empty() ? "{" : "{ // " + note, range);
     ++m_indent;
 }
 
@@ -386,9 +389,8 @@ std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
 void KernelEmitter::findFragmentsRoundedByTheirCopies() {
     m_roundedByTheirCopies.clear();
     std::set<const ir::Buffer*> candidates, otherwiseRead;
-    std::function<void(const ir::StmtPtr&)> walk = [&](const ir::StmtPtr& s) {
-        if (!s)
-            return;
+    passes::walkStmts(m_kernel, [&](const Stmt& stmt, const std::vector<const Stmt*>&) {
+        const Stmt* s = &stmt;
         ir::forEachStmtExpr(*s, [&](const ir::ExprPtr& e) {
             ir::forEachExprNode(e, [&](const ir::Expr& n) {
                 if (n.kind == ExprKind::BufferLoad)
@@ -410,9 +412,7 @@ void KernelEmitter::findFragmentsRoundedByTheirCopies() {
         if (s->kind == StmtKind::Store && s->buffer && s->buffer->scope == MemoryScope::Fragment &&
             isHalfLike(s->buffer->dtype))
             candidates.insert(s->buffer);
-        ir::forEachChildStmt(*s, walk);
-    };
-    walk(m_kernel.body);
+    });
     for (const ir::Buffer* b : candidates)
         if (!otherwiseRead.count(b))
             m_roundedByTheirCopies.insert(b);
@@ -421,14 +421,10 @@ void KernelEmitter::findFragmentsRoundedByTheirCopies() {
 void KernelEmitter::declareL2Policies() {
     m_l2Policies.clear();
     std::set<ir::EvictionPolicy> wanted;
-    std::function<void(const ir::StmtPtr&)> walk = [&](const ir::StmtPtr& s) {
-        if (!s)
-            return;
-        if (s->kind == StmtKind::Copy && s->evictionPolicy != ir::EvictionPolicy::Normal)
-            wanted.insert(s->evictionPolicy);
-        ir::forEachChildStmt(*s, walk);
-    };
-    walk(m_kernel.body);
+    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        if (s.kind == StmtKind::Copy && s.evictionPolicy != ir::EvictionPolicy::Normal)
+            wanted.insert(s.evictionPolicy);
+    });
     for (ir::EvictionPolicy p : wanted) {
         std::string name = ir::evictionPolicyName(p); // evict_first, evict_last
         m_l2Policies[p] = unique("l2_" + name);
@@ -440,6 +436,21 @@ void KernelEmitter::declareL2Policies() {
 std::string KernelEmitter::l2PolicyOf(const ir::Stmt& copy) const {
     auto it = m_l2Policies.find(copy.evictionPolicy);
     return it == m_l2Policies.end() ? std::string() : it->second;
+}
+
+std::string KernelEmitter::vectorLoad(const std::string& vecType, const std::string& address,
+                                      const std::string& l2Policy) {
+    if (l2Policy.empty())
+        return "*reinterpret_cast<const " + vecType + "*>(" + address + ")";
+    return "tb_ld_hint(reinterpret_cast<const " + vecType + "*>(" + address + "), " + l2Policy + ")";
+}
+
+std::string KernelEmitter::vectorStore(const std::string& vecType, const std::string& address,
+                                       const std::string& value, const std::string& l2Policy) {
+    if (l2Policy.empty())
+        return "*reinterpret_cast<" + vecType + "*>(" + address + ") = " + value + ";";
+    return "tb_st_hint(reinterpret_cast<" + vecType + "*>(" + address + "), " + value + ", " + l2Policy +
+           ");";
 }
 
 void KernelEmitter::emitPrologue(GeneratedKernel& out) {
@@ -1059,8 +1070,8 @@ void KernelEmitter::waitForAsyncCopies() {
 
 // -------------------------------------------------------------------------------------- expressions
 
-std::string KernelEmitter::expr(const ExprPtr& e, int depth) {
-    const bool unrounded = std::exchange(m_leaveRoundingToStore, false); // this node only, not its operands
+std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
+    const bool unrounded = !rounded;
     if (!e)
         return "0";
     if (depth > kMaxDepth) {
@@ -1302,7 +1313,8 @@ std::string KernelEmitter::globalOffset(const Buffer* buffer, const std::vector<
     return text.empty() ? "0" : text;
 }
 
-std::string KernelEmitter::sharedOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx) const {
+std::string KernelEmitter::sharedOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx,
+                                        bool withStage) const {
     std::vector<std::string> idx;
     for (const auto& i : rawIdx)
         idx.push_back(parenthesize(i));
@@ -1337,7 +1349,7 @@ std::string KernelEmitter::sharedOffset(const Buffer* buffer, const std::vector<
             text = text.empty() ? idx[d] : "(" + text + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
     }
     auto st = m_stageExpr.find(buffer);
-    if (slot.stages > 1 && st != m_stageExpr.end())
+    if (withStage && slot.stages > 1 && st != m_stageExpr.end())
         text = st->second + " * " + std::to_string(slot.stageElements) + " + " + text;
     return text.empty() ? "0" : text;
 }
@@ -1489,10 +1501,7 @@ std::string KernelEmitter::storedValue(const Buffer* buffer, const ExprPtr& valu
     bool storeRounds = isHalfLike(buffer->dtype) &&
                        (buffer->scope == MemoryScope::Global || buffer->scope == MemoryScope::Shared ||
                         m_roundedByTheirCopies.count(buffer));
-    m_leaveRoundingToStore = storeRounds && value && value->dtype == buffer->dtype;
-    std::string text = expr(value);
-    m_leaveRoundingToStore = false;
-    return text;
+    return expr(value, 0, !(storeRounds && value && value->dtype == buffer->dtype));
 }
 
 std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v) const {

@@ -45,6 +45,8 @@ private:
     // ---- output ----
     void line(const std::string& text, SourceRange range = {});
     void open(const std::string& head, SourceRange range = {});
+    // A bare "{" scope (with "// note" after it when given), closed by close().
+    void openBlock(const std::string& note, SourceRange range);
     void close(const std::string& tail = "");
     void comment(const std::string& text, SourceRange range);
     // Removes the "const int NAME = ...;" lines in [first, first + count) whose NAME no later line mentions
@@ -91,7 +93,8 @@ private:
     void waitForAsyncCopies();
 
     // ---- expressions ----
-    std::string expr(const ir::ExprPtr& e, int depth = 0);
+    // `rounded` false leaves out the node's own final rounding to a half type (its operands keep theirs).
+    std::string expr(const ir::ExprPtr& e, int depth = 0, bool rounded = true);
     // The value of a store into `buffer`. When the store rounds to the buffer's half type itself (tb_f2h into
     // memory, or a fragment that only a rounding copy reads), the value's own final rounding to that type is
     // left out: rounding twice gives the same bits as once.
@@ -100,7 +103,9 @@ private:
     std::string lvalueText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string toStorage(const ir::Buffer* buffer, const std::string& computeValue) const;
     std::string globalOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx) const;
-    std::string sharedOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx) const;
+    // `withStage` false: the offset within one stage of a multi-versioned buffer (hoisted lane offsets).
+    std::string sharedOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx,
+                             bool withStage = true) const;
     std::string fragmentSlot(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string shapeText(const ir::Buffer* buffer, size_t dim) const;
 
@@ -258,12 +263,18 @@ private:
     // Half-precision fragments that only T.copy reads, into memory of their own dtype: that copy rounds each
     // value, so a store into the fragment keeps the float unrounded (rounding twice gives the same bits).
     std::set<const ir::Buffer*> m_roundedByTheirCopies;
-    bool m_leaveRoundingToStore = false; // read (and cleared) by the next expr() call: storedValue's request
     void findFragmentsRoundedByTheirCopies();
     // The kernel's L2 cache-policy variables, one per eviction policy its copies ask for.
     std::map<ir::EvictionPolicy, std::string> m_l2Policies;
     void declareL2Policies();
     std::string l2PolicyOf(const ir::Stmt& copy) const; // the copy's policy variable, empty for evict_normal
+    // A vector load of `vecType` at `address` (an expression of a pointer), and a statement storing `value`
+    // there; with an L2 policy variable, the global access carries it as a cache hint
+    // (tb_ld_hint/tb_st_hint).
+    static std::string vectorLoad(const std::string& vecType, const std::string& address,
+                                  const std::string& l2Policy);
+    static std::string vectorStore(const std::string& vecType, const std::string& address,
+                                   const std::string& value, const std::string& l2Policy);
     int64_t m_sharedBytes = 0;
     int64_t m_reduceScratchOffset = -1;
     std::string m_reduceScratch;

@@ -16,7 +16,8 @@ namespace {
 bool addressFromIndicesOnly(const ir::Region& region) {
     bool loads = false;
     for (const ir::ExprPtr& m : region.mins)
-        ir::forEachExprNode(m, [&](const ir::Expr& e) { loads = loads || e.kind == ir::ExprKind::BufferLoad; });
+        ir::forEachExprNode(m,
+                            [&](const ir::Expr& e) { loads = loads || e.kind == ir::ExprKind::BufferLoad; });
     return !loads;
 }
 

@@ -364,24 +364,16 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
             line("unsigned " + rowOffsetName + "; // this thread's first cp.async destination in " +
                      dst.buffer->name + " (bytes)",
                  s.range);
-            open("", s.range);
-            m_out->back().text.replace(m_out->back().text.find(" {"), 2, "{");
+            openBlock("", s.range);
             for (size_t d = 0; d < rank; ++d)
                 line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, "0") + ";",
                      s.range);
-            auto stage = m_stageExpr.find(dst.buffer);
-            std::optional<std::string> saved;
-            if (stage != m_stageExpr.end()) {
-                saved = stage->second;
-                m_stageExpr.erase(stage);
-            }
             std::vector<std::string> idx;
             for (const auto& i : dstIdx)
                 idx.push_back(expr(i));
-            line(rowOffsetName + " = " + std::to_string(E) + " * (" + sharedOffset(dst.buffer, idx) + ");",
+            line(rowOffsetName + " = " + std::to_string(E) + " * (" + sharedOffset(dst.buffer, idx, false) +
+                     ");",
                  s.range);
-            if (saved)
-                m_stageExpr[dst.buffer] = *saved;
             close();
         }
     }
@@ -456,12 +448,10 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     // With an eviction policy the global side's access carries it as an L2 cache hint.
     const std::string policy = l2PolicyOf(s);
     const std::string hint = policy.empty() ? "" : ", " + policy;
-    std::string load = "*reinterpret_cast<const " + vecType + "*>(" + srcPtr + ")";
-    if (!policy.empty() && src.buffer->scope == MemoryScope::Global)
-        load = "tb_ld_hint(reinterpret_cast<const " + vecType + "*>(" + srcPtr + ")" + hint + ")";
-    std::string op = "*reinterpret_cast<" + vecType + "*>(" + dstPtr + ") = " + load + ";";
-    if (!policy.empty() && dst.buffer->scope == MemoryScope::Global)
-        op = "tb_st_hint(reinterpret_cast<" + vecType + "*>(" + dstPtr + "), " + load + hint + ");";
+    std::string load =
+        vectorLoad(vecType, srcPtr, src.buffer->scope == MemoryScope::Global ? policy : std::string());
+    std::string op =
+        vectorStore(vecType, dstPtr, load, dst.buffer->scope == MemoryScope::Global ? policy : std::string());
     if (async)
         op = (policy.empty() ? "tb_cp_async_16(" : "tb_cp_async_16_hint(") + dstAddr + ", " + srcPtr + hint +
              ");";
@@ -657,9 +647,7 @@ void KernelEmitter::lowerReduce(const Stmt& s) {
     for (int64_t rd = 0; rd < dmap->regs; ++rd) {
         if (!known[size_t(rd)])
             continue;
-        open("", s.range);
-        m_out->back().text.replace(m_out->back().text.find(" {"), 2,
-                                   "{ // " + dst->name + " register " + std::to_string(rd));
+        openBlock(dst->name + " register " + std::to_string(rd), s.range);
         line(ct + " " + acc + " = " + identity + ";", s.range);
         const auto& list = folds[size_t(rd)];
         // An arithmetic progression of registers folds in an unrolled loop.

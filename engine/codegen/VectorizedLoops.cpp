@@ -330,11 +330,9 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
         if (a.store) {
             line("__align__(16) " + sType + " " + a.temp + "[" + std::to_string(V) + "];", at);
         } else {
-            std::string load = "*reinterpret_cast<const " + vecType(a) + "*>(" + address + ")";
-            if (!a.l2Policy.empty())
-                load = "tb_ld_hint(reinterpret_cast<const " + vecType(a) + "*>(" + address + "), " +
-                       a.l2Policy + ")";
-            line("const " + vecType(a) + " " + a.temp + "_v = " + load + ";", at);
+            line("const " + vecType(a) + " " + a.temp +
+                     "_v = " + vectorLoad(vecType(a), address, a.l2Policy) + ";",
+                 at);
             line("const " + sType + "* " + a.temp + " = reinterpret_cast<const " + sType + "*>(&" + a.temp +
                      "_v);",
                  at);
@@ -369,11 +367,7 @@ void KernelEmitter::emitVectorSimtLoop(const ThreadMap& map, SimtScope& scope, c
         if (!a.store)
             continue;
         std::string address = "&" + lvalueText(a.buffer, *a.indices, 0);
-        std::string value = "*reinterpret_cast<const " + vecType(a) + "*>(" + a.temp + ")";
-        std::string store = a.l2Policy.empty()
-                                ? "*reinterpret_cast<" + vecType(a) + "*>(" + address + ") = " + value + ";"
-                                : "tb_st_hint(reinterpret_cast<" + vecType(a) + "*>(" + address + "), " +
-                                      value + ", " + a.l2Policy + ");";
+        std::string store = vectorStore(vecType(a), address, vectorLoad(vecType(a), a.temp, ""), a.l2Policy);
         line(store, a.range.valid ? a.range : range);
     }
     m_simt = nullptr;
