@@ -4,6 +4,7 @@
 
 #include "engine/gpu/CompileCache.h"
 #include "engine/gpu/CubinElf.h"
+#include "engine/support/Stopwatch.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,10 +24,6 @@
 namespace tb::gpu {
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The number just before `suffix` in `line` ("256 bytes stack frame" -> 256), or -1.
 int numberBefore(const std::string& line, const char* suffix) {
@@ -148,19 +145,19 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
     (void)source;
     (void)options;
     result.log = "NVRTC not available in this build (the CUDA toolkit was not found at configure time)";
-    result.milliseconds = msSince(t0);
+    result.milliseconds = tb::millisecondsSince(t0);
     return result;
 #else
     if (options.arch.rfind("sm_", 0) != 0) {
         result.log = "arch '" + options.arch +
                      "' does not name a real GPU architecture; use e.g. sm_80 or sm_90a (" +
                      "compute_XX gives PTX only and an empty cubin)";
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     if (!isFastCompileLevel(options.fastCompile)) {
         result.log = "fast-compile level '" + options.fastCompile + "' is not one of min, mid, max";
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     std::string key = cacheKey(source, kernelName, options);
@@ -168,7 +165,7 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
         if (auto cached = lookupCompileCache(key)) {
             result = *cached;
             result.cacheHit = true;
-            result.milliseconds = msSince(t0);
+            result.milliseconds = tb::millisecondsSince(t0);
             return result;
         }
     }
@@ -192,7 +189,7 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
     nvrtcResult r = nvrtcCreateProgram(&program, source.c_str(), sourceName.c_str(), 0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) {
         result.log = "nvrtcCreateProgram failed: " + nvrtcError(r);
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
@@ -205,7 +202,7 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
     if (compiled != NVRTC_SUCCESS) {
         result.log = "compile failed: " + nvrtcError(compiled) + "\n" + result.log;
         nvrtcDestroyProgram(&program);
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     size_t ptxSize = 0, cubinSize = 0;
@@ -225,14 +222,14 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
         result.log += "\nno cubin was produced for " + options.arch +
                       (r != NVRTC_SUCCESS ? ": " + nvrtcError(r) : std::string(" (empty cubin)"));
         result.cubin.clear();
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     if (!cubinHasKernel(result.cubin, kernelName)) {
         result.log += "\nkernel '" + kernelName +
                       "' is not in the compiled module (declare it extern \"C\" __global__, or pass its "
                       "mangled name)";
-        result.milliseconds = msSince(t0);
+        result.milliseconds = tb::millisecondsSince(t0);
         return result;
     }
     PtxasKernelInfo info = parsePtxasInfo(result.log, kernelName);
@@ -252,7 +249,7 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
     result.ok = true;
     if (options.useCache)
         storeCompileCache(key, result);
-    result.milliseconds = msSince(t0);
+    result.milliseconds = tb::millisecondsSince(t0);
     return result;
 #endif
 }

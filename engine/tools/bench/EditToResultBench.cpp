@@ -17,6 +17,7 @@
 #include "engine/pipeline/Pipeline.h"
 #include "engine/profile/TimingStats.h"
 #include "engine/run/GpuRun.h"
+#include "engine/support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -31,10 +32,6 @@ namespace {
 
 double median(const std::vector<double>& v) {
     return tb::profile::summarizeTimings(v).medianMs;
-}
-
-double msSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 tb::CompileOptions optionsFor(int64_t size) {
@@ -114,7 +111,7 @@ int main(int argc, char** argv) {
             // A distinct source each time, so that no cache anywhere (ours is off) can answer.
             std::string source = unit.source + "// compile " + std::to_string(i) + mode.label + "\n";
             tb::gpu::CudaCompileResult r = tb::gpu::compileCuda(source, unit.kernels[0].name, co);
-            double ms = msSince(start);
+            double ms = tb::millisecondsSince(start);
             if (!r.ok) {
                 std::printf("nvrtc: unavailable: %s\n", r.log.substr(0, 200).c_str());
                 break;
@@ -155,7 +152,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "%s", result->formattedDiagnostics().c_str());
                 return 1;
             }
-            double front = msSince(start);
+            double front = tb::millisecondsSince(start);
             tb::run::GpuRunOptions go;
             go.client = &client;
             go.compare = false;
@@ -164,7 +161,7 @@ int main(int argc, char** argv) {
             go.nvrtcOptions = mode.extraOptions;
             go.arch = "sm_90a";
             tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
-            double total = msSince(start);
+            double total = tb::millisecondsSince(start);
             if (!run.ran) {
                 std::printf("edit to result: skipped: %s (stage %s)\n", run.message.c_str(),
                             tb::run::gpuRunStageName(run.stage));
@@ -197,7 +194,7 @@ int main(int argc, char** argv) {
         go.client = &client;
         auto start = std::chrono::steady_clock::now();
         tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
-        std::printf("with the CPU oracle check: %.1f ms (oracle %.1f ms), %s\n", msSince(start),
+        std::printf("with the CPU oracle check: %.1f ms (oracle %.1f ms), %s\n", tb::millisecondsSince(start),
                     run.oracleSeconds * 1e3, run.ok() ? "correct" : run.message.c_str());
     }
     return 0;

@@ -10,6 +10,7 @@
 #include "engine/gpu/RunnerClient.h"
 #include "engine/profile/TimingStats.h"
 #include "engine/run/GpuRun.h"
+#include "engine/support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,10 +25,6 @@ namespace {
 
 constexpr size_t kBytes = size_t(2) << 20; // one 1024 x 1024 fp16 operand
 
-double msSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Runs `body` `runs` times (after one untimed warm-up) and prints the median and range; false when a
 // request failed.
 bool timeIt(const char* what, int runs, const std::function<bool()>& body) {
@@ -38,7 +35,7 @@ bool timeIt(const char* what, int runs, const std::function<bool()>& body) {
         auto start = std::chrono::steady_clock::now();
         if (!body())
             return false;
-        ms.push_back(msSince(start));
+        ms.push_back(tb::millisecondsSince(start));
     }
     tb::profile::TimingSummary t = tb::profile::summarizeTimings(ms);
     std::printf("  %-34s median %8.2f ms (min %.2f, max %.2f)\n", what, t.medianMs, t.minMs, t.maxMs);
