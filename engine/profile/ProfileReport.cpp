@@ -3,6 +3,7 @@
 
 #include "engine/support/Json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -121,6 +122,11 @@ std::string formatReportText(const ProfileReport& r) {
              (p.verdict.empty() ? std::string(p.ratio >= 1 ? " (ours is faster)" : " (ours is slower)")
                                 : " (" + p.verdict + ")") +
              "\n";
+        if (p.roundRatios.size() > 1) {
+            auto [low, high] = std::minmax_element(p.roundRatios.begin(), p.roundRatios.end());
+            s += "  timed alternately with ours in " + std::to_string(p.roundRatios.size()) +
+                 format(" rounds; ratio per round %.3f", *low) + format("..%.3f", *high) + "\n";
+        }
     }
     if (r.countersRequested) {
         const MetricsOutcome& m = r.counters;
@@ -214,7 +220,11 @@ std::string formatReportJson(const ProfileReport& r) {
     w.key("peers").beginArray();
     for (const PeerComparison& p : r.peers) {
         w.beginObject().field("name", p.name).field("medianMs", p.peerMedianMs).field("ratio", p.ratio);
-        w.field("verdict", p.verdict).field("note", p.note).endObject();
+        w.field("verdict", p.verdict).field("note", p.note);
+        w.key("roundRatios").beginArray();
+        for (double ratio : p.roundRatios)
+            w.value(ratio);
+        w.endArray().endObject();
     }
     w.endArray();
     if (r.countersRequested) {

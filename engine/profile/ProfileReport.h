@@ -19,6 +19,8 @@ struct PeerComparison {
     double ratio = 0;    // peer time / our time: > 1 means we are faster
     std::string verdict; // "faster", "slower", "same" (previous) or empty
     std::string note;    // why the peer is missing
+    // Timed alternately with our kernel: each round's ratio of medians (the spread says how steady it was).
+    std::vector<double> roundRatios;
 };
 
 struct ProfileReport {

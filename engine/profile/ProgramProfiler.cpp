@@ -24,6 +24,57 @@ bool isCancelled(const ProgramProfileOptions& o) {
 constexpr int64_t kCheckMaxBytes = int64_t(4) << 20;
 constexpr double kCheckMaxFlops = double(int64_t(1) << 28); // 2 * 512^3
 
+// Times cuBLAS on the target's GEMM shape alternately with our kernel, o.peerRounds times (our first round
+// is `ours`, already timed). Our samples from the later rounds are added to `ours`, so both medians come
+// from the same stretch of the run.
+PeerComparison compareWithCublas(gpu::RunnerClient& client, const KernelTarget& t,
+                                 const ProgramProfileOptions& o, TimingOutcome& ours) {
+    PeerComparison peer;
+    peer.name = "cuBLAS fp16 GEMM " + std::to_string(t.gemmM) + "x" + std::to_string(t.gemmN) + "x" +
+                std::to_string(t.gemmK);
+    if (!t.gemmM) {
+        peer.note = t.noGemmNote;
+        return peer;
+    }
+    if (!ours.ok) {
+        peer.note = "our kernel was not timed";
+        return peer;
+    }
+    TimingOutcome cublas;
+    double oursMedian = ours.summary.medianMs; // this round's
+    for (int round = 0; round < std::max(1, o.peerRounds); ++round) {
+        if (round > 0) {
+            if (isCancelled(o))
+                break;
+            TimingOutcome again = timeKernel(client, t.moduleId, t.launchFields, timingRequest(o));
+            if (!again.ok)
+                break;
+            ours.samplesMs.insert(ours.samplesMs.end(), again.samplesMs.begin(), again.samplesMs.end());
+            ours.summary = summarizeTimings(ours.samplesMs);
+            oursMedian = again.summary.medianMs;
+        }
+        TimingOutcome c = timeCublasGemm(client, t.gemmM, t.gemmN, t.gemmK, timingRequest(o));
+        if (!c.ok) {
+            if (round == 0)
+                peer.note = c.error;
+            break;
+        }
+        if (oursMedian > 0)
+            peer.roundRatios.push_back(c.summary.medianMs / oursMedian);
+        if (round == 0)
+            cublas = c;
+        else
+            cublas.samplesMs.insert(cublas.samplesMs.end(), c.samplesMs.begin(), c.samplesMs.end());
+    }
+    if (!peer.note.empty())
+        return peer;
+    cublas.summary = summarizeTimings(cublas.samplesMs);
+    peer.peerMedianMs = cublas.summary.medianMs;
+    peer.ratio = ours.summary.medianMs > 0 ? cublas.summary.medianMs / ours.summary.medianMs : 0;
+    peer.name += " (" + cublas.clock + (cublas.library.empty() ? "" : ", " + cublas.library) + ")";
+    return peer;
+}
+
 } // namespace
 
 TimingRequest timingRequest(const ProgramProfileOptions& o) {
@@ -87,29 +138,13 @@ bool profileKernel(gpu::RunnerClient& client, const KernelTarget& t, const Progr
     report.work = t.work;
     report.ceilings = ceilings;
     report.timing = timeKernel(client, t.moduleId, t.launchFields, timingRequest(o));
+    if (o.vs == PeerKind::Cublas) {
+        report.peers.push_back(compareWithCublas(client, t, o, report.timing));
+        report.warmup *= std::max<int>(1, report.peers.back().roundRatios.size()); // one warm-up per round
+    }
     finishReport(report);
 
     std::string error;
-    if (o.vs == PeerKind::Cublas) {
-        PeerComparison peer;
-        peer.name = "cuBLAS fp16 GEMM " + std::to_string(t.gemmM) + "x" + std::to_string(t.gemmN) + "x" +
-                    std::to_string(t.gemmK);
-        if (!t.gemmM) {
-            peer.note = t.noGemmNote;
-        } else {
-            TimingOutcome c = timeCublasGemm(client, t.gemmM, t.gemmN, t.gemmK, timingRequest(o));
-            if (!c.ok) {
-                peer.note = c.error;
-            } else {
-                peer.peerMedianMs = c.summary.medianMs;
-                peer.ratio = report.timing.summary.medianMs > 0
-                                 ? c.summary.medianMs / report.timing.summary.medianMs
-                                 : 0;
-                peer.name += " (" + c.clock + (c.library.empty() ? "" : ", " + c.library) + ")";
-            }
-        }
-        report.peers.push_back(peer);
-    }
     std::string key = historyKey(t.historyFile, t.params, arch);
     BenchHistory history;
     bool historyOk = !o.historyPath.empty() && history.load(o.historyPath, error);

@@ -30,6 +30,9 @@ struct ProgramProfileOptions {
     bool flushL2 = false;
     bool events = false; // time with CUDA events instead of CUPTI kernel records
     int warmup = 5, repeat = 20;
+    // --vs cublas: our kernel and cuBLAS are timed alternately this many times, so that a change of clock
+    // or temperature during the run falls on both; the ratio is of the medians over all rounds.
+    int peerRounds = 3;
     std::map<std::string, int64_t> dims;   // dynamic dims by name; missing ones get 256
     std::string arch;                      // empty: the runner's first device's architecture
     std::string fastCompile;               // NVRTC --Ofast-compile level (measuring its cost; "" = full)

@@ -38,7 +38,7 @@ struct Options {
     std::string fastCompile;
     std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
-    int repeat = 20, warmup = 5;
+    int repeat = 20, warmup = 5, rounds = 3;
 };
 
 std::string usage() {
@@ -87,6 +87,14 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
                 return false;
             }
             (a == "--repeat" ? o.repeat : o.warmup) = n;
+        } else if (a == "--rounds") {
+            if (!value(v))
+                return false;
+            o.rounds = std::atoi(v.c_str());
+            if (o.rounds < 1 || o.rounds > 20) {
+                error = "--rounds must be 1..20";
+                return false;
+            }
         } else if (a == "--json") {
             o.json = true;
         } else if (a == "--flush-l2") {
@@ -252,6 +260,7 @@ ProgramProfileOptions profileOptions(const Options& o) {
     p.nvrtcOptions = o.nvrtcOptions;
     p.warmup = o.warmup;
     p.repeat = o.repeat;
+    p.peerRounds = o.rounds;
     p.ceilings = !o.noCeilings;
     p.historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
     return p;
@@ -486,6 +495,8 @@ with its diagnostic).
 options:
   --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape (tile programs: the jit
                    parameters M, N, K) and print the ratio
+  --rounds N       with --vs cublas: time ours and cuBLAS alternately N times (default 3); the ratio is of
+                   the medians over all rounds, and the report gives each round's ratio
   --vs previous    compare with the last bench of the same file and parameters (bench history)
   --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
   --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI

@@ -60,6 +60,17 @@ TEST(ProfileCli, VsCublas) {
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("vs cuBLAS fp16 GEMM 256x256x256 (simulated, simulated)"), std::string::npos)
         << r.output;
+    EXPECT_NE(r.output.find("timed alternately with ours in 3 rounds"), std::string::npos) << r.output;
+    test::CommandResult two =
+        test::runCommand(tilec("bench " + kernel("gemm_smem.cu") +
+                               " -p M=256 -p N=256 -p K=256 --fake --vs cublas --rounds 2"
+                               " --json --history /dev/null/x"));
+    EXPECT_EQ(two.exitCode, 0) << two.output;
+    EXPECT_NE(two.output.find("\"roundRatios\": [\n        0.00"), std::string::npos) << two.output;
+    test::CommandResult bad =
+        test::runCommand(tilec("bench " + kernel("gemm_smem.cu") + " --fake --rounds 0"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.output.find("--rounds must be 1..20"), std::string::npos) << bad.output;
     test::CommandResult none = test::runCommand(
         tilec("bench " + kernel("transpose.cu") + " -p N=1024 --fake --vs cublas --history /dev/null/x"));
     EXPECT_NE(none.output.find("no '// tilebench-gemm: m= n= k=' directive"), std::string::npos)

@@ -172,8 +172,21 @@ TEST(ProgramProfiler, BenchWritesHistoryAndComparesWithPrevious) {
     o.vs = PeerKind::Cublas;
     ProgramProfileReport cublas = profileProgram(*result, *result->plan, client, o, "g.py");
     ASSERT_TRUE(cublas.ok);
-    EXPECT_NE(cublas.kernels.front().peers[0].name.find("cuBLAS fp16 GEMM 256x256x256"), std::string::npos);
-    EXPECT_GT(cublas.kernels.front().peers[0].ratio, 0);
+    const PeerComparison& peer = cublas.kernels.front().peers[0];
+    EXPECT_NE(peer.name.find("cuBLAS fp16 GEMM 256x256x256"), std::string::npos);
+    EXPECT_GT(peer.ratio, 0);
+    // Timed alternately: one ratio per round, and our samples from every round in the median.
+    const TimingOutcome& ours = cublas.kernels.front().timing;
+    ASSERT_EQ(peer.roundRatios.size(), size_t(o.peerRounds));
+    EXPECT_EQ(ours.samplesMs.size(), size_t(o.peerRounds * o.repeat));
+    EXPECT_EQ(ours.summary.count, o.peerRounds * o.repeat);
+    EXPECT_NEAR(peer.ratio, peer.peerMedianMs / ours.summary.medianMs, 1e-12);
+
+    o.peerRounds = 1;
+    ProgramProfileReport once = profileProgram(*result, *result->plan, client, o, "g.py");
+    ASSERT_TRUE(once.ok);
+    EXPECT_EQ(once.kernels.front().peers[0].roundRatios.size(), 1u);
+    EXPECT_EQ(once.kernels.front().timing.samplesMs.size(), size_t(o.repeat));
 }
 
 TEST(ProgramProfiler, RunnerThatCannotStartIsAnError) {
