@@ -133,23 +133,25 @@ bench() { # name, then tilec-profile arguments
     ratio=$(grep -m1 '^vs cuBLAS' "$LOGS/bench-$name.log" | grep -o 'ratio [0-9.]*')
     row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
 }
-bench gemm-fp16-4096 "$KERNELS/gemm_smem.cu" -p M=4096 -p N=4096 -p K=4096 --vs cublas
-bench gemm-fp16-8192 "$KERNELS/gemm_smem.cu" -p M=8192 -p N=8192 -p K=8192 -p BLOCK=64 --vs cublas --repeat 5
+# The acceptance subjects: the samples as written (GEMM+ReLU against cuBLAS, timed alternately in 3 rounds;
+# RMSNorm+SiLU against the copy bandwidth and, below, eager PyTorch at the same shape).
+bench gemm-relu-4096 "$ROOT/samples/02_gemm_relu.py" -p M=4096 -p N=4096 -p K=4096 --vs cublas
+bench gemm-relu-8192 "$ROOT/samples/02_gemm_relu.py" -p M=8192 -p N=8192 -p K=8192 --vs cublas
 bench copy-1GiB "$KERNELS/copy.cu"
+for c in 512 1024; do
+    bench "rmsnorm-silu-sample-C$c" "$ROOT/samples/05_rmsnorm_silu.py" -p M=262144 -p C=$c
+done
 EDIT="$BUILD/engine/tools/bench/bench_edit"
 if [[ -x "$EDIT" ]]; then
     "$EDIT" 10 | tee "$LOGS/bench-edit.log"
     while read -r line; do row "$(echo "$line" | cut -c1-44)" "$(echo "$line" | grep -o 'median [0-9.]* ms')"; done <"$LOGS/bench-edit.log"
 fi
-for c in 256 1024; do
-    bench "rmsnorm-silu-C$c" "$KERNELS/rmsnorm_silu.cu" -p C=$c
-done
 
 step "eager PyTorch RMSNorm+SiLU (same shapes)"
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     PYTHONUNBUFFERED=1 python3 - >"$LOGS/torch.log" 2>&1 <<'PY'
 import torch, triton.testing as tt
-for C in (256, 1024):
+for C in (512, 1024):
     x = torch.randn(262144, C, device="cuda", dtype=torch.float16)
     g = torch.randn(C, device="cuda", dtype=torch.float16)
     def eager():
