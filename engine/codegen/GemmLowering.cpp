@@ -8,6 +8,7 @@
 // emitter finds by evaluating the shared layout for every thread. The main loop is left with one add per load
 // and immediate offsets, which is what keeps the tensor cores fed (and NVRTC quick).
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/codegen/LdmatrixLanes.h"
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
@@ -33,42 +34,13 @@ std::optional<std::vector<int64_t>> constantMins(const ir::Region& r) {
     return mins;
 }
 
-// The (row, col) one lane addresses in ldmatrix `step` of an operand's atom `atom`, in the operand region's
-// last two dimensions. `x2` is the 8-column B atom (ldmatrix.x2: lanes 16..31 give no address).
-struct LanePoint {
-    int64_t row = 0, col = 0;
-};
-
-LanePoint aLanePoint(bool transposed, int64_t m0, int64_t k0, int64_t lane) {
-    if (!transposed)
-        return {m0 + lane % 16, k0 + (lane / 16) * 8};
-    return {k0 + 8 * (lane / 16) + lane % 8, m0 + 8 * ((lane % 16) / 8)};
+// A warp's first row (or column) of an operand as C text, "warp_m * 64", and that of one of its atoms,
+// "warp_m * 64 + 16".
+CText warpOrigin(const std::string& warpVar, int64_t warpExtent) {
+    return {warpVar + " * " + std::to_string(warpExtent), true};
 }
-
-LanePoint bLanePoint(bool transposed, bool x4, int64_t n0, int64_t k0, int64_t lane) {
-    if (!transposed)
-        return {k0 + lane % 16, x4 ? n0 + (lane / 16) * 8 : n0};
-    if (x4)
-        return {n0 + 8 * (lane / 16) + lane % 8, k0 + 8 * ((lane % 16) / 8)};
-    return {n0 + lane % 8, k0 + 8 * ((lane / 8) % 2)};
-}
-
-// The same points as C expressions of the lane and warp variables (atom 0, k step 0 plus `m0`/`n0` terms).
-std::pair<std::string, std::string> aLaneText(bool transposed, const std::string& m0, const std::string& k0,
-                                              const std::string& lane) {
-    if (!transposed)
-        return {m0 + " + " + lane + " % 16", k0 + " + (" + lane + " / 16) * 8"};
-    return {k0 + " + 8 * (" + lane + " / 16) + " + lane + " % 8", m0 + " + 8 * ((" + lane + " % 16) / 8)"};
-}
-
-std::pair<std::string, std::string> bLaneText(bool transposed, bool x4, const std::string& n0,
-                                              const std::string& k0, const std::string& lane) {
-    if (!transposed)
-        return {k0 + " + " + lane + " % 16", x4 ? n0 + " + (" + lane + " / 16) * 8" : n0};
-    if (x4)
-        return {n0 + " + 8 * (" + lane + " / 16) + " + lane + " % 8",
-                k0 + " + 8 * ((" + lane + " % 16) / 8)"};
-    return {n0 + " + " + lane + " % 8", k0 + " + 8 * ((" + lane + " / 8) % 2)"};
+CText warpOrigin(const std::string& warpVar, int64_t warpExtent, int64_t atomOffset) {
+    return warpOrigin(warpVar, warpExtent) + CText::var(std::to_string(atomOffset));
 }
 
 // The index list of an operand element: the region's starts, with `row` and `col` added in its last two
@@ -297,12 +269,13 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
     const int64_t lanesUsed = operandA || g.bX4 ? 32 : 16;
     auto offsetOf = [&](int64_t t, int64_t atom, int64_t step) -> std::optional<int64_t> {
         int64_t lane = t % 32, w = t / 32, wm = w % grid.mWarp, wn = w / grid.mWarp;
-        LanePoint p = operandA
-                          ? aLanePoint(transposed, wm * g.warpM + atom * atomStride, step * 16, lane)
-                          : bLanePoint(transposed, g.bX4, wn * g.warpN + atom * atomStride, step * 16, lane);
+        auto [row, col] =
+            operandA ? ldmatrixLaneA<int64_t>(transposed, wm * g.warpM + atom * atomStride, step * 16, lane)
+                     : ldmatrixLaneB<int64_t>(transposed, g.bX4, wn * g.warpN + atom * atomStride, step * 16,
+                                              lane);
         std::vector<int64_t> q = *mins;
-        q[q.size() - 2] += p.row;
-        q[q.size() - 1] += p.col;
+        q[q.size() - 2] += row;
+        q[q.size() - 1] += col;
         return sharedElementOffset(region.buffer, q);
     };
     std::vector<int64_t> base(static_cast<size_t>(m_threads));
@@ -365,13 +338,13 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
         out.adds.push_back(addElems[i] * bytes);
     }
     // The lane's offset at atom 0, k step 0, as C: the layout formula without the stage term.
-    auto [row, col] =
-        operandA ? aLaneText(transposed, g.warpMVar + " * " + std::to_string(g.warpM), "0", g.lane)
-                 : bLaneText(transposed, g.bX4, g.warpNVar + " * " + std::to_string(g.warpN), "0", g.lane);
+    const CText lane = CText::var(g.lane), k0 = CText::var("0");
+    auto [row, col] = operandA ? ldmatrixLaneA(transposed, warpOrigin(g.warpMVar, g.warpM), k0, lane)
+                               : ldmatrixLaneB(transposed, g.bX4, warpOrigin(g.warpNVar, g.warpN), k0, lane);
     std::vector<std::string> minTexts;
     for (int64_t m : *mins)
         minTexts.push_back(std::to_string(m));
-    std::vector<std::string> idx = operandIndices(minTexts, row, col);
+    std::vector<std::string> idx = operandIndices(minTexts, row.text, col.text);
     out.laneExpr = std::to_string(bytes) + " * (" + sharedOffset(region.buffer, idx, false) + ")";
     out.solved = true;
     return out;
@@ -437,7 +410,7 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
         return "tb_smem_s + " + std::to_string(base) + " + " +
                std::to_string(ir::dtypeBytes(r.buffer->dtype)) + " * (" + sharedOffset(r.buffer, idx) + ")";
     };
-    const std::string k0 = std::to_string(step * 16);
+    const CText k0 = CText::var(std::to_string(step * 16)), lane = CText::var(g.lane);
     if (!g.registerA) {
         const char* op = s.transposeA ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x4(";
         for (int64_t mi = 0; mi < g.atomsM; ++mi) {
@@ -446,10 +419,8 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
                 ptr = address(s.a, g.aAddr, mi);
             } else {
                 auto [row, col] =
-                    aLaneText(s.transposeA,
-                              g.warpMVar + " * " + std::to_string(g.warpM) + " + " + std::to_string(mi * 16),
-                              k0, g.lane);
-                ptr = formula(s.a, row, col);
+                    ldmatrixLaneA(s.transposeA, warpOrigin(g.warpMVar, g.warpM, mi * 16), k0, lane);
+                ptr = formula(s.a, row.text, col.text);
             }
             line(call(op, aRef + "[" + std::to_string(mi) + "]", ptr), s.a.range);
         }
@@ -461,11 +432,9 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
         if (g.bAddr.solved) {
             ptr = address(s.b, g.bAddr, ni);
         } else {
-            auto [row, col] = bLaneText(s.transposeB, g.bX4,
-                                        g.warpNVar + " * " + std::to_string(g.warpN) + " + " +
-                                            std::to_string(ni * (g.bX4 ? 16 : 8)),
-                                        k0, g.lane);
-            ptr = formula(s.b, row, col);
+            auto [row, col] = ldmatrixLaneB(s.transposeB, g.bX4,
+                                            warpOrigin(g.warpNVar, g.warpN, ni * (g.bX4 ? 16 : 8)), k0, lane);
+            ptr = formula(s.b, row.text, col.text);
         }
         line(call(op, bRef + "[" + std::to_string(ni) + "]", ptr), s.b.range);
     }

@@ -43,3 +43,38 @@ INSTANTIATE_TEST_SUITE_P(Samples, SampleNvrtc, ::testing::ValuesIn(sampleFiles()
                          [](const ::testing::TestParamInfo<std::string>& info) {
                              return "s" + info.param.substr(0, 2);
                          });
+
+// Operands at run-time offsets (k slices chosen by a loop variable) keep the per-load lane formula of every
+// ldmatrix instead of solved addresses; the code compiles in all four operand layouts.
+TEST(CodegenNvrtc, GemmOnRunTimeSlicesKeepsPerLoadLaneFormulas) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    for (const char* transA : {"False", "True"})
+        for (const char* transB : {"False", "True"}) {
+            PlannedProgram p =
+                planTestProgram("gemm_k_slices.py", {{"trans_A", transA}, {"trans_B", transB}});
+            ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+            std::string errors;
+            CudaKernelSource code = generateFor(p, errors);
+            ASSERT_TRUE(code.ok) << errors;
+            const std::string& source = code.units[0].source;
+            // Every ldmatrix of both operands computes its lane's address from `lane` and the loop's `kk`.
+            size_t loads = 0, perLane = 0;
+            for (size_t at = source.find("tb_ldmatrix_x"); at != std::string::npos;
+                 at = source.find("tb_ldmatrix_x", at + 1)) {
+                std::string line = source.substr(at, source.find('\n', at) - at);
+                if (line.find("a_frag") == std::string::npos && line.find("b_frag") == std::string::npos)
+                    continue;
+                ++loads;
+                perLane += line.find("lane % ") != std::string::npos && line.find("kk") != std::string::npos;
+            }
+            EXPECT_GT(loads, 0u) << transA << transB;
+            EXPECT_EQ(perLane, loads) << transA << transB << "\n" << source;
+            for (const char* arch : {"sm_80", "sm_90a"}) {
+                gpu::CudaCompileOptions options;
+                options.arch = arch;
+                gpu::CudaCompileResult r = gpu::compileCuda(source, code.units[0].kernels[0].name, options);
+                EXPECT_TRUE(r.ok) << arch << " trans_A=" << transA << " trans_B=" << transB << ":\n" << r.log;
+            }
+        }
+}

@@ -53,6 +53,13 @@ inline PlannedProgram planSample(const std::string& file,
     return planProgram(file, readFile(std::string(TILEBENCH_SAMPLES_DIR) + "/" + file), std::move(overrides));
 }
 
+// A test program under tests/engine/codegen/programs ("gemm_k_slices.py").
+inline PlannedProgram planTestProgram(const std::string& file,
+                                      std::vector<std::pair<std::string, std::string>> overrides = {}) {
+    return planProgram(file, readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/" + file),
+                       std::move(overrides));
+}
+
 // The generated CUDA of a planned program; `errors` gets the code generator's diagnostics, formatted.
 inline CudaKernelSource generateFor(const PlannedProgram& p, std::string& errors) {
     DiagnosticEngine diags;

@@ -54,7 +54,12 @@ std::string describe(const run::GpuRunResult& r) {
 struct Case {
     std::string file;
     std::vector<std::pair<std::string, std::string>> params;
+    bool testProgram = false; // under tests/engine/codegen/programs, not a sample
 };
+
+PlannedProgram planCase(const Case& c) {
+    return c.testProgram ? planTestProgram(c.file, c.params) : planSample(c.file, c.params);
+}
 
 std::vector<Case> cases() {
     return {
@@ -73,6 +78,13 @@ std::vector<Case> cases() {
         {"06_flash_attention.py", {{"batch", "1"}, {"heads", "1"}, {"seq_len", "100"}, {"dim", "64"}}},
         {"07_mla_decode.py", {{"seqlen_kv", "256"}}},
         {"07_mla_decode.py", {{"seqlen_kv", "200"}, {"heads", "128"}, {"batch", "2"}}},
+        // The per-load ldmatrix formulas (operands at run-time offsets), in all four operand layouts.
+        {"gemm_k_slices.py", {{"M", "200"}, {"N", "136"}, {"K", "128"}}, true},
+        {"gemm_k_slices.py", {{"M", "128"}, {"N", "192"}, {"K", "64"}, {"trans_A", "True"}}, true},
+        {"gemm_k_slices.py", {{"M", "192"}, {"N", "128"}, {"K", "128"}, {"trans_B", "True"}}, true},
+        {"gemm_k_slices.py",
+         {{"M", "136"}, {"N", "200"}, {"K", "64"}, {"trans_A", "True"}, {"trans_B", "True"}},
+         true},
     };
 }
 
@@ -85,7 +97,7 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
     if (!gpuAvailable(why))
         GTEST_SKIP() << "no GPU: " << why;
     const Case& c = GetParam();
-    PlannedProgram p = planSample(c.file, c.params);
+    PlannedProgram p = planCase(c);
     ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
     run::GpuRunOptions options;
     options.client = &sharedRunner();
@@ -96,7 +108,8 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleOnGpu, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                             return "s" + info.param.file.substr(0, 2) + "_" + std::to_string(info.index);
+                             return (info.param.testProgram ? "p" : "s" + info.param.file.substr(0, 2)) +
+                                    "_" + std::to_string(info.index);
                          });
 
 TEST(GpuRun, FaultingKernelLeavesTheCallerAlive) {
@@ -138,7 +151,7 @@ def bad(M=256):
 // with a positive grid.
 TEST(GpuRunCases, EveryCaseGeneratesCode) {
     for (const Case& c : cases()) {
-        PlannedProgram p = planSample(c.file, c.params);
+        PlannedProgram p = planCase(c);
         ASSERT_TRUE(p.ok()) << c.file << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
         std::string errors;
         codegen::CudaKernelSource code = generateFor(p, errors);
