@@ -3,7 +3,6 @@
 
 #include "engine/support/Json.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -123,9 +122,11 @@ std::string formatReportText(const ProfileReport& r) {
                                 : " (" + p.verdict + ")") +
              "\n";
         if (p.roundRatios.size() > 1) {
-            auto [low, high] = std::minmax_element(p.roundRatios.begin(), p.roundRatios.end());
             s += "  timed alternately with ours in " + std::to_string(p.roundRatios.size()) +
-                 format(" rounds; ratio per round %.3f", *low) + format("..%.3f", *high) + "\n";
+                 " rounds; ratio per round, in order:";
+            for (double ratio : p.roundRatios)
+                s += format(" %.3f", ratio);
+            s += "\n";
         }
     }
     if (r.countersRequested) {

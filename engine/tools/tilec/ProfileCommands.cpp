@@ -496,7 +496,7 @@ options:
   --vs cublas      also time cuBLAS fp16 GEMM on the file's tilebench-gemm shape (tile programs: the jit
                    parameters M, N, K) and print the ratio
   --rounds N       with --vs cublas: time ours and cuBLAS alternately N times (default 3); the ratio is of
-                   the medians over all rounds, and the report gives each round's ratio
+                   the medians over all rounds, and the report lists each round's ratio
   --vs previous    compare with the last bench of the same file and parameters (bench history)
   --repeat N       timed launches (default 20)        --warmup N   untimed launches first (default 5)
   --flush-l2       clear L2 before every timed launch --events     time with CUDA events, not CUPTI

@@ -60,7 +60,9 @@ TEST(ProfileCli, VsCublas) {
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("vs cuBLAS fp16 GEMM 256x256x256 (simulated, simulated)"), std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("timed alternately with ours in 3 rounds"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("timed alternately with ours in 3 rounds; ratio per round, in order: "),
+              std::string::npos)
+        << r.output;
     test::CommandResult two =
         test::runCommand(tilec("bench " + kernel("gemm_smem.cu") +
                                " -p M=256 -p N=256 -p K=256 --fake --vs cublas --rounds 2"
