@@ -130,6 +130,32 @@ void walkStmts(const ir::Stmt& root,
     walkRec(root, enclosing, 0, fn);
 }
 
+std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
+    std::set<const ir::Buffer*> written;
+    walkStmts(root, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        switch (s.kind) {
+        case ir::StmtKind::Store:
+            written.insert(s.buffer);
+            break;
+        case ir::StmtKind::Copy:
+        case ir::StmtKind::Fill:
+        case ir::StmtKind::AtomicAdd:
+            written.insert(s.dst.buffer);
+            break;
+        case ir::StmtKind::Reduce:
+            written.insert(s.dstBuffer);
+            break;
+        case ir::StmtKind::Gemm:
+            written.insert(s.c.buffer);
+            break;
+        default:
+            break;
+        }
+    });
+    written.erase(nullptr);
+    return written;
+}
+
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region) {
     std::vector<int64_t> out;
     for (const ir::ExprPtr& e : region.extents) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace tb::passes {
@@ -30,6 +31,9 @@ int64_t blockThreads(const ir::Stmt& kernel);
 // outermost first. Stops at ir::kMaxIrDepth.
 void walkStmts(const ir::Stmt& root,
                const std::function<void(const ir::Stmt&, const std::vector<const ir::Stmt*>& enclosing)>& fn);
+
+// The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results).
+std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 
 // Constant extents of a region (nullopt when one is symbolic).
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region);

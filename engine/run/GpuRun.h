@@ -66,8 +66,9 @@ struct GpuRunResult {
     std::string arch, device;
     std::vector<GpuKernelReport> kernels;
     std::vector<GpuOutputCheck> outputs;
-    // Every parameter after the GPU run: outputs downloaded (all parameters when none is marked as an
-    // output); inputs are the host tensors the GPU got (zero when compare is off: the runner filled them).
+    // Every parameter after the GPU run: outputs downloaded (when none is marked as an output, those the
+    // kernels write); the others are the host tensors the GPU got (zero when compare is off: the runner
+    // filled them).
     std::vector<HostTensor> gpuParams;
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;

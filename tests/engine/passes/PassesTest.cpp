@@ -9,6 +9,7 @@
 #include "engine/layout/algebra/LayoutEquality.h"
 #include "engine/layout/plan/PlanPrinter.h"
 #include "engine/passes/FragmentDerivation.h"
+#include "engine/passes/IrQueries.h"
 #include "engine/support/Json.h"
 #include "engine/support/JsonReader.h"
 #include "engine/tools/tilec/LayoutCommands.h"
@@ -111,6 +112,17 @@ TEST(GemmSample, BudgetAndCopies) {
     EXPECT_EQ(k.copies[0].vectorWidth, 8);
     EXPECT_EQ(k.copies[2].instruction, layout::CopyInstruction::FragmentToGlobal);
     EXPECT_TRUE(equalFragments(k.copies[2].threadMap, fragmentNamed(k, "C_local")->fragment));
+}
+
+// What a GPU run reads back when a program marks no output: the buffers its statements write.
+TEST(GemmSample, WrittenBuffersAreTheStagedTilesTheAccumulatorAndC) {
+    auto p = planSample("02_gemm_relu.py", targetSm80());
+    ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
+    const ir::PrimFunc& func = p->compiled->module->funcs.front();
+    std::set<std::string> names;
+    for (const ir::Buffer* b : passes::writtenBuffers(*func.body))
+        names.insert(b->name);
+    EXPECT_EQ(names, (std::set<std::string>{"A_shared", "B_shared", "C_local", "C"}));
 }
 
 // ---- Flash attention --------------------------------------------------------------------------------
