@@ -1,6 +1,8 @@
 // Fitting a table over (thread, register) to a sum of bit fields; see BitFit.h.
 #include "engine/codegen/BitFit.h"
 
+#include <algorithm>
+
 namespace tb::codegen {
 
 namespace {
@@ -68,6 +70,13 @@ std::string BitFit::toC(const std::string& threadName, const std::string& regNam
     if (base != 0 || text.empty())
         text += (text.empty() ? "" : " + ") + std::to_string(base);
     return text;
+}
+
+BitFit BitFit::registerPart() const {
+    BitFit part = *this;
+    part.base = 0;
+    std::fill(part.threadCoef.begin(), part.threadCoef.end(), 0);
+    return part;
 }
 
 BitFit fitOverBits(const std::vector<std::optional<int64_t>>& values, int64_t threads, int64_t regs) {

@@ -25,6 +25,8 @@ struct BitFit {
     bool isConstant() const;
     // "((tx >> 2) & 7) + 8 * ((r >> 1) & 1)"-style C text; bit runs whose coefficients double are merged.
     std::string toC(const std::string& threadName, const std::string& regName) const;
+    // The register terms alone: f(t, r) - f(t, 0), the same for every thread.
+    BitFit registerPart() const;
 };
 
 // values[t * regs + r]; nullopt entries are "don't care" (unused register slots).

@@ -1288,7 +1288,8 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
     return "0";
 }
 
-std::string KernelEmitter::globalOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx) const {
+std::string KernelEmitter::globalOffset(const Buffer* buffer, const std::vector<std::string>& rawIdx,
+                                        bool dropZeroTerms) const {
     std::vector<std::string> idx;
     for (const auto& i : rawIdx)
         idx.push_back(parenthesize(i));
@@ -1299,7 +1300,8 @@ std::string KernelEmitter::globalOffset(const Buffer* buffer, const std::vector<
     for (size_t d = buffer->rank(); d-- > 0;) {
         std::string s = allConst ? std::to_string(constStride) : stride;
         std::string term = (s == "1") ? idx[d] : idx[d] + " * " + s;
-        text = text.empty() ? term : term + " + " + text;
+        if (!(dropZeroTerms && idx[d] == "0"))
+            text = text.empty() ? term : term + " + " + text;
         auto c = buffer->constantExtent(d);
         if (allConst && c) {
             constStride *= *c;

@@ -102,7 +102,9 @@ private:
     std::string loadText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string lvalueText(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices, int depth);
     std::string toStorage(const ir::Buffer* buffer, const std::string& computeValue) const;
-    std::string globalOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx) const;
+    // `dropZeroTerms`: indices written "0" contribute no "0 * stride" term.
+    std::string globalOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx,
+                             bool dropZeroTerms = false) const;
     // `withStage` false: the offset within one stage of a multi-versioned buffer (hoisted lane offsets).
     std::string sharedOffset(const ir::Buffer* buffer, const std::vector<std::string>& idx,
                              bool withStage = true) const;

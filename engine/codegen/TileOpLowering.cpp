@@ -353,29 +353,47 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     bool guardT = tm.threads < m_threads;
     if (guardT)
         open("if (" + m_tx + " < " + std::to_string(tm.threads) + ")", s.range);
-    // The destination offsets of a cp.async copy: lane offset + vector * step for every thread, when the
-    // layout allows (then the per-vector addresses need no swizzle arithmetic in the loop).
+    // Hoisted per-thread addresses, computed once at register 0 so that each vector only adds a constant:
+    // - a cp.async destination: lane offset + vector * step, when the layout allows (then the per-vector
+    //   addresses need no swizzle arithmetic in the loop);
+    // - a global source with several vectors per thread: the thread's first element, so that the compiler
+    //   folds each vector's constant (the register part of the thread map) into the load's immediate offset
+    //   instead of forming a 64-bit address per vector.
     std::string rowOffsetName;
     int64_t rowStepBytes = 0;
-    if (async && dst.buffer->scope == MemoryScope::Shared) {
-        if (auto step = sharedVectorStep(dst, tm, V)) {
-            rowStepBytes = *step * E;
-            rowOffsetName = unique(nameOf(dst.buffer) + "_lane");
-            line("unsigned " + rowOffsetName + "; // this thread's first cp.async destination in " +
-                     dst.buffer->name + " (bytes)",
+    std::optional<int64_t> step;
+    if (async && dst.buffer->scope == MemoryScope::Shared)
+        step = sharedVectorStep(dst, tm, V);
+    if (step) {
+        rowStepBytes = *step * E;
+        rowOffsetName = unique(nameOf(dst.buffer) + "_lane");
+        line("unsigned " + rowOffsetName + "; // this thread's first cp.async destination in " +
+                 dst.buffer->name + " (bytes)",
+             s.range);
+    }
+    std::string sType = cudaStorageType(src.buffer->dtype);
+    std::string srcLane;
+    if (src.buffer->scope == MemoryScope::Global && tm.regs > V) {
+        srcLane = unique(nameOf(src.buffer) + "_lane");
+        line("const " + sType + "* " + srcLane + "; // this thread's first element of " + src.buffer->name,
+             s.range);
+    }
+    if (!rowOffsetName.empty() || !srcLane.empty()) {
+        openBlock("", s.range);
+        for (size_t d = 0; d < rank; ++d)
+            line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, "0") + ";",
                  s.range);
-            openBlock("", s.range);
-            for (size_t d = 0; d < rank; ++d)
-                line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, "0") + ";",
-                     s.range);
+        if (!rowOffsetName.empty()) {
             std::vector<std::string> idx;
             for (const auto& i : dstIdx)
                 idx.push_back(expr(i));
             line(rowOffsetName + " = " + std::to_string(E) + " * (" + sharedOffset(dst.buffer, idx, false) +
                      ");",
                  s.range);
-            close();
         }
+        if (!srcLane.empty())
+            line(srcLane + " = &" + lvalueText(src.buffer, srcIdx, 0) + ";", s.range);
+        close();
     }
     line("#pragma unroll");
     open("for (int " + reg + " = 0; " + reg + " < " + R + "; " + reg + " += " + std::to_string(V) + ")",
@@ -383,9 +401,19 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     const size_t declarations = m_out->size();
     for (size_t d = 0; d < rank; ++d)
         line("const int " + m_varNames[vars.vars[d]] + " = " + tm.coords[d].toC(m_tx, reg) + ";", s.range);
-    std::string sType = cudaStorageType(src.buffer->dtype);
     std::string srcPtr = internalName("src_ptr"), dstPtr = internalName("dst_ptr");
-    line("const " + sType + "* " + srcPtr + " = &" + lvalueText(src.buffer, srcIdx, 0) + ";", s.range);
+    if (srcLane.empty()) {
+        line("const " + sType + "* " + srcPtr + " = &" + lvalueText(src.buffer, srcIdx, 0) + ";", s.range);
+    } else {
+        std::vector<std::string> registerIdx;
+        for (size_t d = 0, k = 0; d < src.mins.size(); ++d) {
+            auto c = ir::constantInt(src.extents[d]);
+            registerIdx.push_back(c && *c == 1 ? "0" : tm.coords[k++].registerPart().toC(m_tx, reg));
+        }
+        std::string offset = globalOffset(src.buffer, registerIdx, /*dropZeroTerms=*/true);
+        line("const " + sType + "* " + srcPtr + " = " + srcLane + (offset == "0" ? "" : " + " + offset) + ";",
+             s.range);
+    }
 
     // Full-vector condition on the global side: rows in range, the whole vector in range, aligned address.
     std::vector<std::string> full;

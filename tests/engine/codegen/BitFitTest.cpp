@@ -21,6 +21,20 @@ TEST(BitFit, FitsAndPrintsBitFields) {
     EXPECT_EQ(fit.toC("tx", "r"), "4 * (tx & 7) + 64 * (tx >> 3) + 2 * r");
 }
 
+TEST(BitFit, RegisterPartIsTheOffsetFromRegisterZero) {
+    // f(t, r) = 5 + 4 * (t % 8) + 2 * r: the register part is 2 * r for every thread.
+    std::vector<std::optional<int64_t>> v;
+    for (int t = 0; t < 8; ++t)
+        for (int r = 0; r < 4; ++r)
+            v.push_back(5 + 4 * t + 2 * r);
+    BitFit fit = fitOverBits(v, 8, 4);
+    ASSERT_TRUE(fit.ok);
+    BitFit part = fit.registerPart();
+    EXPECT_FALSE(part.dependsOnThread());
+    EXPECT_EQ(part.toC("tx", "r"), "2 * r");
+    EXPECT_EQ(fit.toC("tx", "r"), "4 * tx + 2 * r + 5");
+}
+
 TEST(BitFit, RejectsNonLinearMaps) {
     std::vector<std::optional<int64_t>> v;
     for (int t = 0; t < 8; ++t)
