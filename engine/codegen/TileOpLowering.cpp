@@ -356,9 +356,9 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     // Hoisted per-thread addresses, computed once at register 0 so that each vector only adds a constant:
     // - a cp.async destination: lane offset + vector * step, when the layout allows (then the per-vector
     //   addresses need no swizzle arithmetic in the loop);
-    // - a global source with several vectors per thread: the thread's first element, so that the compiler
-    //   folds each vector's constant (the register part of the thread map) into the load's immediate offset
-    //   instead of forming a 64-bit address per vector.
+    // - a global source with several vectors per thread: the thread's first element, so that each vector
+    //   adds a constant (the register part of the thread map) to one 64-bit address instead of forming its
+    //   own from a 32-bit index with a 64-bit multiply (ncu showed those multiplies stalling the GEMM loop).
     std::string rowOffsetName;
     int64_t rowStepBytes = 0;
     std::optional<int64_t> step;

@@ -53,8 +53,7 @@ TEST(CodegenStructure, GemmUsesCpAsyncPipelineLdmatrixAndMma) {
     // Two operand copies, each issued in the prologue and in the steady state, at 32-bit shared addresses.
     EXPECT_EQ(countOf(src, "tb_cp_async_16(tb_smem_s + "), 4u);
     EXPECT_EQ(countOf(src, "tb_cp_async_commit();"), 2u);
-    // Their global sources: each thread's first element once per copy, then a constant per vector (the
-    // compiler folds it into the instruction's immediate offset).
+    // Their global sources: each thread's first element once per copy, then a constant per vector.
     EXPECT_EQ(countOf(src, "A_lane = &A[((by * 128) + ti) * 512 + "), 1u);
     EXPECT_EQ(countOf(src, "A_lane_ = &A[((by * 128) + ti) * 512 + "), 1u);
     EXPECT_EQ(countOf(src, "const half_t* src_ptr = A_lane + (16 * (r >> 3)) * 512 + (r & 7);"), 1u);
