@@ -181,6 +181,8 @@ TEST(ProgramProfiler, BenchWritesHistoryAndComparesWithPrevious) {
     EXPECT_EQ(ours.samplesMs.size(), size_t(o.peerRounds * o.repeat));
     EXPECT_EQ(ours.summary.count, o.peerRounds * o.repeat);
     EXPECT_NEAR(peer.ratio, peer.peerMedianMs / ours.summary.medianMs, 1e-12);
+    // Untimed launches of ours: a warm-up per round, and the joint warm-up before the first round.
+    EXPECT_EQ(cublas.kernels.front().warmup, o.peerRounds * o.warmup + o.warmup + o.repeat);
 
     o.peerRounds = 1;
     ProgramProfileReport once = profileProgram(*result, *result->plan, client, o, "g.py");
