@@ -77,9 +77,14 @@ std::string formatReportText(const ProfileReport& r) {
     s += r.subject + (r.kernel.empty() ? "" : "  [" + r.kernel + "]") + "\n";
     if (!r.device.empty())
         s += "device: " + r.device + "\n";
+    // NVRTC answering from its own ptxas cache prints no report; the registers then come from the cubin,
+    // which does not record the static shared memory apart from the reserved system area.
     if (r.registers >= 0)
         s += "resources: " + std::to_string(r.registers) + " registers/thread, " +
-             std::to_string(r.sharedBytes) + " B static shared memory\n";
+             (r.sharedBytes >= 0
+                  ? std::to_string(r.sharedBytes) + " B static shared memory"
+                  : std::string("static shared memory not reported (NVRTC's ptxas cache answered)")) +
+             "\n";
     const TimingOutcome& t = r.timing;
     if (!t.ok) {
         s += "timing: failed: " + t.error + "\n";

@@ -37,6 +37,19 @@ TEST(ProfileReport, TextHasTimingContextAndRates) {
     EXPECT_EQ(text.find("SIMULATED"), std::string::npos);
 }
 
+TEST(ProfileReport, ResourcesSayWhenStaticSharedMemoryWasNotReported) {
+    ProfileReport r = baseReport();
+    r.registers = 244;
+    r.sharedBytes = 0;
+    EXPECT_NE(formatReportText(r).find("resources: 244 registers/thread, 0 B static shared memory"),
+              std::string::npos);
+    r.sharedBytes = -1; // NVRTC's ptxas cache answered without a report
+    std::string text = formatReportText(r);
+    EXPECT_NE(text.find("244 registers/thread, static shared memory not reported"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("-1 B"), std::string::npos) << text;
+}
+
 TEST(ProfileReport, UnavailableCountersSayWhyAndWhatToDo) {
     ProfileReport r = baseReport();
     r.countersRequested = true;
