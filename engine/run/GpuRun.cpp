@@ -6,6 +6,7 @@
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/passes/IrQueries.h"
 #include "engine/passes/LayoutPipeline.h"
+#include "engine/support/Stopwatch.h"
 
 #include <algorithm>
 #include <bit>
@@ -333,6 +334,45 @@ const char* runnerFillDtype(ir::DType type) {
     return "";
 }
 
+gpu::CudaCompileOptions launchCompileOptions(const codegen::GeneratedUnit& unit, const std::string& arch,
+                                             const GpuLaunchOptions& options) {
+    gpu::CudaCompileOptions co;
+    co.arch = arch;
+    co.lineInfo = true;
+    co.useCache = options.useCompileCache;
+    co.fastCompile = options.fastCompile;
+    co.extraOptions = unit.nvrtcOptions;
+    co.extraOptions.insert(co.extraOptions.end(), options.nvrtcOptions.begin(), options.nvrtcOptions.end());
+    return co;
+}
+
+FullCompile compileAtFullOptimization(const CompileResult& result, const layout::LayoutPlan& inputPlan,
+                                      const std::string& arch) {
+    FullCompile out;
+    auto start = std::chrono::steady_clock::now();
+    DiagnosticEngine diags;
+    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
+    codegen::CudaKernelSource code;
+    if (!diags.hasErrors())
+        code = codegen::generateCuda(*result.module, plan, plan.target, diags, &result.sources);
+    if (diags.hasErrors() || !code.ok || code.units.empty()) {
+        out.error = "CUDA generation failed";
+        return out;
+    }
+    const codegen::GeneratedUnit& unit = code.units.front();
+    out.ok = true;
+    for (const codegen::GeneratedKernel& gk : unit.kernels) {
+        gpu::CudaCompileResult r =
+            gpu::compileCuda(unit.source, gk.name, launchCompileOptions(unit, arch, {}));
+        out.ok = out.ok && r.ok;
+        if (!r.ok && out.error.empty())
+            out.error = "NVRTC failed for " + gk.name + ": " + r.log;
+        out.kernels.emplace_back(gk.name, std::move(r));
+    }
+    out.milliseconds = millisecondsSince(start);
+    return out;
+}
+
 GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& inputPlan,
                                 gpu::RunnerClient& client, const GpuLaunchOptions& options) {
     GpuLaunchSetup out;
@@ -379,17 +419,9 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
     // depend on each other, and the compile is the longest step of an edit-to-result run.
     auto compileAll = [&unit, arch = out.arch, &options] {
         std::vector<gpu::CudaCompileResult> results;
-        for (const codegen::GeneratedKernel& gk : unit.kernels) {
-            gpu::CudaCompileOptions co;
-            co.arch = arch;
-            co.lineInfo = true;
-            co.useCache = options.useCompileCache;
-            co.fastCompile = options.fastCompile;
-            co.extraOptions = unit.nvrtcOptions;
-            co.extraOptions.insert(co.extraOptions.end(), options.nvrtcOptions.begin(),
-                                   options.nvrtcOptions.end());
-            results.push_back(gpu::compileCuda(unit.source, gk.name, co));
-        }
+        for (const codegen::GeneratedKernel& gk : unit.kernels)
+            results.push_back(
+                gpu::compileCuda(unit.source, gk.name, launchCompileOptions(unit, arch, options)));
         return results;
     };
     std::future<std::vector<gpu::CudaCompileResult>> compiling = std::async(std::launch::async, compileAll);

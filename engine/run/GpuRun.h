@@ -8,6 +8,7 @@
 
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/exec/HostTensor.h"
+#include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerClient.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::run {
@@ -134,6 +136,24 @@ struct GpuLaunchSetup {
 // Pre: result.ok(); `client` started.
 GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& plan,
                                 gpu::RunnerClient& client, const GpuLaunchOptions& options);
+
+// The NVRTC options of one generated unit's kernels in setUpForLaunches: `arch`, line info, the unit's own
+// options (fast math) and the caller's. One definition, so that a compile made elsewhere with the same
+// options (compileAtFullOptimization) is the one the compile cache hands a later setup.
+gpu::CudaCompileOptions launchCompileOptions(const codegen::GeneratedUnit& unit, const std::string& arch,
+                                             const GpuLaunchOptions& options);
+
+// The program's kernels compiled as Bench and Profile compile them (full optimization, through the compile
+// cache), without a runner: after a quick-compile Run, the resources the kernel will really have, and a
+// warm cache for the Bench that follows. Pre: result.ok().
+struct FullCompile {
+    bool ok = false;
+    std::string error;
+    std::vector<std::pair<std::string, gpu::CudaCompileResult>> kernels; // by kernel name, in order
+    double milliseconds = 0;
+};
+FullCompile compileAtFullOptimization(const CompileResult& result, const layout::LayoutPlan& plan,
+                                      const std::string& arch);
 
 // The runner's `fill` dtype for a parameter dtype ("f16", "bf16", "f32", ...), or "" when it has none.
 const char* runnerFillDtype(ir::DType type);

@@ -185,8 +185,8 @@ int reportedRegisters(const QString& report) {
 } // namespace
 
 // Quick compile: Run compiles with NVRTC's fast-compile mode (ptxas allocates the kernel's registers
-// differently: 30 vs 21 for this kernel) and says so, in the output and in the summary the history keeps;
-// unchecked, a Run says nothing of it.
+// differently: 30 vs 21 for this kernel) and says so, in the output and in the summary the history keeps,
+// then compiles at full optimization and reports those registers too; unchecked, a Run says nothing of it.
 TEST_F(RunPanelFixture, QuickCompileRunSaysSo) {
     ASSERT_TRUE(window->openSample("elementwise_add"));
     window->setOverride("M", "64");
@@ -212,6 +212,11 @@ TEST_F(RunPanelFixture, QuickCompileRunSaysSo) {
     const int quickRegisters = reportedRegisters(out);
     ASSERT_GT(quickRegisters, 0) << out.toStdString();
     EXPECT_NE(quickRegisters, fullRegisters) << "the quick compile did not reach NVRTC";
+    // Tiered: after the checked result the kernel is compiled as Bench will run it, and the report gives
+    // the registers of that full compile.
+    const qsizetype full = out.indexOf("full optimization (what Bench and Profile run");
+    ASSERT_GE(full, 0) << out.toStdString();
+    EXPECT_EQ(reportedRegisters(out.mid(full)), fullRegisters) << out.toStdString();
     ASSERT_EQ(panel->historyModel().size(), 2u);
     EXPECT_NE(panel->historyModel().records().back().summary.find(", quick compile"), std::string::npos);
     EXPECT_EQ(panel->historyModel().records().front().summary.find("quick compile"), std::string::npos);

@@ -161,3 +161,25 @@ TEST(GpuRunCases, EveryCaseGeneratesCode) {
                 EXPECT_GE(codegen::evaluateLaunchExpr(g, {}).value_or(0), 1) << c.file;
     }
 }
+
+// The follow-up of a quick-compile Run: the kernels compiled at full optimization with the options
+// setUpForLaunches uses, so that the compile cache hands the next Bench this very compile.
+TEST(GpuRunCases, FullOptimizationCompileIsTheOneALaunchSetupUses) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    PlannedProgram p = planSample("02_gemm_relu.py", {{"M", "256"}, {"N", "256"}, {"K", "128"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    run::FullCompile full = run::compileAtFullOptimization(*p.result, p.plan, "sm_90a");
+    ASSERT_TRUE(full.ok) << full.error;
+    ASSERT_EQ(full.kernels.size(), 1u);
+    EXPECT_EQ(full.kernels[0].first, "matmul_relu_kernel_kernel");
+    EXPECT_GT(full.kernels[0].second.registers, 128); // the 128-register accumulator, not a spilling kernel
+    std::string errors;
+    codegen::CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
+    gpu::CudaCompileResult launch = gpu::compileCuda(code.units[0].source, full.kernels[0].first,
+                                                     run::launchCompileOptions(code.units[0], "sm_90a", {}));
+    EXPECT_TRUE(launch.cacheHit);
+    EXPECT_EQ(launch.cubin, full.kernels[0].second.cubin);
+    EXPECT_TRUE(run::launchCompileOptions(code.units[0], "sm_90a", {}).fastCompile.empty());
+}
