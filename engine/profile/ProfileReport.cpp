@@ -78,11 +78,13 @@ std::string formatReportText(const ProfileReport& r) {
     if (!r.device.empty())
         s += "device: " + r.device + "\n";
     // NVRTC answering from its own ptxas cache prints no report; the registers then come from the cubin,
-    // which does not record the static shared memory apart from the reserved system area.
+    // which does not record the static shared memory apart from the reserved system area. Generated kernels
+    // give their launch's dynamic shared memory instead.
     if (r.registers >= 0)
         s += "resources: " + std::to_string(r.registers) + " registers/thread, " +
              (r.sharedBytes >= 0
-                  ? std::to_string(r.sharedBytes) + " B static shared memory"
+                  ? std::to_string(r.sharedBytes) + (r.dynamicShared ? " B dynamic" : " B static") +
+                        " shared memory"
                   : std::string("static shared memory not reported (NVRTC's ptxas cache answered)")) +
              "\n";
     const TimingOutcome& t = r.timing;
@@ -198,7 +200,9 @@ std::string formatReportText(const ProfileReport& r) {
 std::string formatReportJson(const ProfileReport& r) {
     JsonWriter w;
     w.beginObject().field("subject", r.subject).field("kernel", r.kernel).field("device", r.device);
-    w.field("registers", r.registers).field("sharedBytes", r.sharedBytes);
+    w.field("registers", r.registers)
+        .field("sharedBytes", r.sharedBytes)
+        .field("dynamicShared", r.dynamicShared);
     const TimingOutcome& t = r.timing;
     w.key("timing").beginObject().field("ok", t.ok);
     if (!t.ok)

@@ -28,6 +28,8 @@ struct ProfileReport {
     std::string kernel;
     std::string device;
     int registers = -1, sharedBytes = -1;
+    bool dynamicShared =
+        false; // sharedBytes is the launch's dynamic shared memory, not ptxas's static figure
 
     TimingOutcome timing;
     int warmup = 0;

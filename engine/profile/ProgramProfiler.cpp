@@ -134,6 +134,7 @@ bool profileKernel(gpu::RunnerClient& client, const KernelTarget& t, const Progr
     report.device = device;
     report.registers = t.registers;
     report.sharedBytes = t.sharedBytes;
+    report.dynamicShared = t.dynamicShared;
     report.warmup = o.warmup;
     report.work = t.work;
     report.ceilings = ceilings;
@@ -352,6 +353,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
         t.launchFields = setup.launchFields[i];
         t.registers = kr.registers;
         t.sharedBytes = int(kr.dynamicSharedBytes);
+        t.dynamicShared = true;
         if (single)
             t.work = out.work;
         if (single && gemmShape) {

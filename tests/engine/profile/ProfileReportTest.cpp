@@ -43,6 +43,11 @@ TEST(ProfileReport, ResourcesSayWhenStaticSharedMemoryWasNotReported) {
     r.sharedBytes = 0;
     EXPECT_NE(formatReportText(r).find("resources: 244 registers/thread, 0 B static shared memory"),
               std::string::npos);
+    r.dynamicShared = true; // a generated kernel: the launch's figure
+    r.sharedBytes = 98304;
+    EXPECT_NE(formatReportText(r).find("244 registers/thread, 98304 B dynamic shared memory"),
+              std::string::npos);
+    r.dynamicShared = false;
     r.sharedBytes = -1; // NVRTC's ptxas cache answered without a report
     std::string text = formatReportText(r);
     EXPECT_NE(text.find("244 registers/thread, static shared memory not reported"), std::string::npos)
