@@ -476,13 +476,13 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::CopyPlan* plan,
     // With an eviction policy the global side's access carries it as an L2 cache hint.
     const std::string policy = l2PolicyOf(s);
     const std::string hint = policy.empty() ? "" : ", " + policy;
-    std::string load =
-        vectorLoad(vecType, srcPtr, src.buffer->scope == MemoryScope::Global ? policy : std::string());
-    std::string op =
-        vectorStore(vecType, dstPtr, load, dst.buffer->scope == MemoryScope::Global ? policy : std::string());
-    if (async)
-        op = (policy.empty() ? "tb_cp_async_16(" : "tb_cp_async_16_hint(") + dstAddr + ", " + srcPtr + hint +
-             ");";
+    const std::string op =
+        async ? (policy.empty() ? "tb_cp_async_16(" : "tb_cp_async_16_hint(") + dstAddr + ", " + srcPtr +
+                    hint + ");"
+              : vectorStore(vecType, dstPtr,
+                            vectorLoad(vecType, srcPtr,
+                                       src.buffer->scope == MemoryScope::Global ? policy : std::string()),
+                            dst.buffer->scope == MemoryScope::Global ? policy : std::string());
     if (full.empty()) {
         line(op, s.range);
     } else if (async && src.buffer->scope == MemoryScope::Global && alignedStatically) {

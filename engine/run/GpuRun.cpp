@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <memory>
 
@@ -79,6 +80,15 @@ void toleranceFor(ir::DType type, double& atol, double& rtol) {
 }
 
 namespace {
+
+// Every kernel of `unit` compiled by NVRTC with the same options, in launch order.
+std::vector<gpu::CudaCompileResult> compileKernels(const codegen::GeneratedUnit& unit,
+                                                   const gpu::CudaCompileOptions& options) {
+    std::vector<gpu::CudaCompileResult> results;
+    for (const codegen::GeneratedKernel& gk : unit.kernels)
+        results.push_back(gpu::compileCuda(unit.source, gk.name, options));
+    return results;
+}
 
 // Which parameters a run reads back and checks: the marked outputs; with none marked, those the kernels
 // write; with none written either, all of them.
@@ -360,14 +370,14 @@ FullCompile compileAtFullOptimization(const CompileResult& result, const layout:
         return out;
     }
     const codegen::GeneratedUnit& unit = code.units.front();
+    std::vector<gpu::CudaCompileResult> compiled = compileKernels(unit, launchCompileOptions(unit, arch, {}));
     out.ok = true;
-    for (const codegen::GeneratedKernel& gk : unit.kernels) {
-        gpu::CudaCompileResult r =
-            gpu::compileCuda(unit.source, gk.name, launchCompileOptions(unit, arch, {}));
-        out.ok = out.ok && r.ok;
-        if (!r.ok && out.error.empty())
-            out.error = "NVRTC failed for " + gk.name + ": " + r.log;
-        out.kernels.emplace_back(gk.name, std::move(r));
+    for (size_t k = 0; k < compiled.size(); ++k) {
+        const std::string& name = unit.kernels[k].name;
+        if (!compiled[k].ok && out.ok)
+            out.error = "NVRTC failed for " + name + ": " + compiled[k].log;
+        out.ok = out.ok && compiled[k].ok;
+        out.kernels.emplace_back(name, std::move(compiled[k]));
     }
     out.milliseconds = millisecondsSince(start);
     return out;
@@ -417,14 +427,8 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
 
     // NVRTC runs on its own thread while the runner allocates and fills the parameters: the two do not
     // depend on each other, and the compile is the longest step of an edit-to-result run.
-    auto compileAll = [&unit, arch = out.arch, &options] {
-        std::vector<gpu::CudaCompileResult> results;
-        for (const codegen::GeneratedKernel& gk : unit.kernels)
-            results.push_back(
-                gpu::compileCuda(unit.source, gk.name, launchCompileOptions(unit, arch, options)));
-        return results;
-    };
-    std::future<std::vector<gpu::CudaCompileResult>> compiling = std::async(std::launch::async, compileAll);
+    std::future<std::vector<gpu::CudaCompileResult>> compiling = std::async(
+        std::launch::async, compileKernels, std::cref(unit), launchCompileOptions(unit, out.arch, options));
 
     // Parameters: sizes from the shapes, allocated (zeroed), then uploaded from the host tensors when
     // given, else inputs filled on the device.

@@ -100,13 +100,12 @@ int main(int argc, char** argv) {
         std::vector<double> nvrtcMs;
         int registers = -1;
         for (int i = 0; i < runs; ++i) {
-            tb::gpu::CudaCompileOptions co;
-            co.arch = "sm_90a";
-            co.lineInfo = true;
-            co.useCache = false;
-            co.fastCompile = mode.fastCompile;
-            co.extraOptions = unit.nvrtcOptions;
-            co.extraOptions.insert(co.extraOptions.end(), mode.extraOptions.begin(), mode.extraOptions.end());
+            // The options a launch setup compiles with, our cache off.
+            tb::run::GpuLaunchOptions launch;
+            launch.useCompileCache = false;
+            launch.fastCompile = mode.fastCompile;
+            launch.nvrtcOptions = mode.extraOptions;
+            tb::gpu::CudaCompileOptions co = tb::run::launchCompileOptions(unit, "sm_90a", launch);
             auto start = std::chrono::steady_clock::now();
             // A distinct source each time, so that no cache anywhere (ours is off) can answer.
             std::string source = unit.source + "// compile " + std::to_string(i) + mode.label + "\n";

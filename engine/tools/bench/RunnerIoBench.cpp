@@ -8,6 +8,7 @@
 // Usage: bench_runner_io [runs] [--gpu]
 #include "engine/exec/HostTensor.h"
 #include "engine/gpu/RunnerClient.h"
+#include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/TimingStats.h"
 #include "engine/run/GpuRun.h"
 #include "engine/support/Stopwatch.h"
@@ -72,9 +73,12 @@ int main(int argc, char** argv) {
         return 1;
     }
     tb::gpu::RunnerReply devices = client.request("devices");
-    std::string device = devices.dataLines.empty() ? "no device" : devices.dataLines.front();
-    std::printf("runner %s (%s), 2 MiB buffers, %d runs\n", options.executable.c_str(), gpu ? "gpu" : "fake",
-                runs);
+    std::string device =
+        devices.dataLines.empty()
+            ? "no device"
+            : tb::gpu::parseProtocolLine(devices.dataLines.front()).field("name", "unnamed device");
+    std::printf("runner %s (%s: %s), 2 MiB buffers, %d runs\n", options.executable.c_str(),
+                gpu ? "gpu" : "fake", device.c_str(), runs);
     const std::string bytes = std::to_string(kBytes);
     client.request("free A"); // an earlier run's leftovers, if any
     if (!expectOk(client.request("alloc A " + bytes), "alloc A"))
