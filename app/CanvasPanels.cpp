@@ -2,6 +2,10 @@
 #include "app/CanvasPanels.h"
 
 #include <QTimer>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
 
 namespace tb::app {
 

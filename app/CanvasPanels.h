@@ -10,6 +10,8 @@
 #include "views/canvas/Views.h"
 
 #include <QObject>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tb::app {

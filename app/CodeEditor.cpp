@@ -12,6 +12,8 @@
 #include <QStandardItemModel>
 #include <QTextBlock>
 #include <QToolTip>
+#include <algorithm>
+#include <utility>
 
 namespace tb::app {
 

@@ -14,6 +14,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
 
 namespace tb::app {
 

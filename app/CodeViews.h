@@ -19,7 +19,9 @@
 #include <QPlainTextEdit>
 #include <QThreadPool>
 #include <QTimer>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 class QComboBox;

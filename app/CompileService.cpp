@@ -4,6 +4,10 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QMetaObject>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
 
 namespace tb::app {
 

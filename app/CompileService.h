@@ -11,6 +11,7 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 namespace tb::app {

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <utility>
 
 namespace tb::app {
 

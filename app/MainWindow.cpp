@@ -27,6 +27,11 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 // Resources of a static library must be registered explicitly (outside any namespace).
 static void initTileBenchResources() {

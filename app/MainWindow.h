@@ -14,6 +14,8 @@
 
 #include <QMainWindow>
 #include <map>
+#include <string>
+#include <vector>
 
 class QDockWidget;
 class QFormLayout;

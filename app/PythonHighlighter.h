@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
+#include <vector>
 
 namespace tb::app {
 

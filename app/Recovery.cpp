@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <utility>
 
 namespace tb::app {
 

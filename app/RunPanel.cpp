@@ -27,7 +27,14 @@
 #include <QThread>
 #include <QTime>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::app {
 

@@ -8,7 +8,7 @@ PACKAGES=(
     qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6opengl6-dev
     xvfb xauth imagemagick libgl1-mesa-dri
     llvm-16-dev libzstd-dev zlib1g-dev
-    libgtest-dev libgmock-dev
+    libgtest-dev libgmock-dev googletest python3
     libimgui-dev libglfw3-dev libstb-dev
 )
 

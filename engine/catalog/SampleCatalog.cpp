@@ -1,6 +1,7 @@
 #include "engine/catalog/SampleCatalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

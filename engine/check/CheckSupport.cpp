@@ -4,6 +4,7 @@
 #include "engine/ir/Printer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tb::check {
 

@@ -5,6 +5,7 @@
 #include "engine/ir/Stmt.h"
 #include "engine/support/Diagnostics.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

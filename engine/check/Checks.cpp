@@ -10,6 +10,9 @@
 #include "engine/ir/Visitor.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tb::check {
 

@@ -3,7 +3,9 @@
 
 #include "engine/ir/Visitor.h"
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 namespace tb::check {
 

@@ -9,6 +9,8 @@
 #include "engine/ir/Visitor.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace tb::check {
 

@@ -7,6 +7,7 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tb::codegen {
 

@@ -12,7 +12,12 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::codegen {
 

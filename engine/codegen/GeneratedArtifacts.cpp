@@ -9,10 +9,13 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
 
 namespace tb::codegen {
 

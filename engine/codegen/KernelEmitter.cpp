@@ -6,9 +6,13 @@
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/passes/IrQueries.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 namespace tb::codegen {
 

@@ -9,6 +9,7 @@
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/codegen/ThreadMap.h"
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>

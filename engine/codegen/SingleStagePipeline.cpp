@@ -3,6 +3,11 @@
 #include "engine/codegen/KernelEmitter.h"
 #include "engine/ir/Visitor.h"
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace tb::codegen {
 
 using ir::MemoryScope;

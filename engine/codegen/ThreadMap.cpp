@@ -3,6 +3,8 @@
 
 #include "engine/layout/algebra/FragmentTable.h"
 
+#include <algorithm>
+
 namespace tb::codegen {
 
 using layout::IndexExpr;

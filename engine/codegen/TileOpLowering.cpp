@@ -7,6 +7,13 @@
 #include "engine/ir/Visitor.h"
 #include "engine/passes/IrQueries.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace tb::codegen {
 
 using ir::Buffer;

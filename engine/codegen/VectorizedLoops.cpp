@@ -11,6 +11,14 @@
 #include "engine/ir/Visitor.h"
 #include "engine/passes/IrQueries.h"
 
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace tb::codegen {
 
 using ir::Buffer;

@@ -13,7 +13,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <variant>
 
 namespace tb {
 

@@ -12,9 +12,16 @@
 #include "engine/elaborate/Elaborator.h"
 #include "engine/elaborate/Value.h"
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace tb::elab {
 

@@ -5,8 +5,14 @@
 // division, `//` FloorDiv and `%` FloorMod, comparisons are bool.
 #include "engine/elaborate/Interpreter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace tb::elab {
 

@@ -1,9 +1,12 @@
 // Constructors and the Python-level printing and equality of interpreter values.
 #include "engine/elaborate/Value.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace tb::elab {
 

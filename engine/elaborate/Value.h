@@ -9,10 +9,12 @@
 #include "engine/ir/Module.h"
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::elab {

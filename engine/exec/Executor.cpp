@@ -4,10 +4,13 @@
 // exception that never leaves this file.
 #include "engine/exec/Executor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <memory>
+#include <utility>
 
 namespace tb {
 

@@ -4,8 +4,10 @@
 
 #include "engine/exec/FloatFormats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace tb {
 

@@ -2,10 +2,14 @@
 // brackets. Every loop consumes at least one byte, so any input ends; problems are reported and skipped.
 #include "engine/frontend/Lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace tb {
 

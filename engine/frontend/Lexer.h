@@ -8,6 +8,7 @@
 #include "engine/frontend/Token.h"
 #include "engine/support/Diagnostics.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tb {

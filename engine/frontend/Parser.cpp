@@ -12,8 +12,13 @@
 #include "engine/frontend/Lexer.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace tb {
 

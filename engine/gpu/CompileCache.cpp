@@ -16,6 +16,7 @@
 #include <sstream>
 #include <unistd.h>
 #include <unordered_map>
+#include <utility>
 
 namespace tb::gpu {
 

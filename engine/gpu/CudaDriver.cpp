@@ -2,7 +2,9 @@
 #include "engine/gpu/CudaDriver.h"
 
 #include <dlfcn.h>
+#include <initializer_list>
 #include <mutex>
+#include <utility>
 
 namespace tb::gpu {
 

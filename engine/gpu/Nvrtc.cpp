@@ -19,6 +19,7 @@
 
 #if TILEBENCH_HAS_NVRTC
 #include <nvrtc.h>
+#include <utility>
 #endif
 
 namespace tb::gpu {

@@ -2,9 +2,13 @@
 
 #include "engine/ir/Stmt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 namespace tb::ir {
 

@@ -4,8 +4,12 @@
 #include "engine/ir/Printer.h"
 #include "engine/ir/Visitor.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 namespace tb::ir {
 

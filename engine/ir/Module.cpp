@@ -1,5 +1,7 @@
 #include "engine/ir/Module.h"
 
+#include <utility>
+
 namespace tb::ir {
 
 const char* paramOriginName(ParamOrigin origin) {

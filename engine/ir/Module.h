@@ -5,6 +5,7 @@
 
 #include "engine/ir/Stmt.h"
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <string>

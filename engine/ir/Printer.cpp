@@ -4,6 +4,10 @@
 
 #include "engine/ir/Visitor.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
 namespace tb::ir {
 
 namespace {

@@ -1,5 +1,9 @@
 #include "engine/ir/Stmt.h"
 
+#include <cstdint>
+#include <memory>
+#include <utility>
+
 namespace tb::ir {
 
 const char* scopeName(MemoryScope scope) {

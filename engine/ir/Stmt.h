@@ -6,6 +6,8 @@
 
 #include "engine/ir/Expr.h"
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

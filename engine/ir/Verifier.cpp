@@ -6,6 +6,9 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::ir {
 

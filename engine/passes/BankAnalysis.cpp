@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace tb::passes {
 

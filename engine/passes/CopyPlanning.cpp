@@ -5,6 +5,11 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::passes {
 

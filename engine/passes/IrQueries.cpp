@@ -3,6 +3,8 @@
 
 #include "engine/ir/Visitor.h"
 
+#include <algorithm>
+
 namespace tb::passes {
 
 std::vector<KernelRef> kernelsOf(const ir::Module& module) {

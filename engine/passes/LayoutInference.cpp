@@ -7,10 +7,15 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::passes {
 

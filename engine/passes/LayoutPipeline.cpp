@@ -11,6 +11,8 @@
 #include "engine/passes/SharedMemoryPlanning.h"
 #include "engine/passes/WarpPartition.h"
 
+#include <utility>
+
 namespace tb::passes {
 
 void initKernelPlans(const ir::Module& module, layout::LayoutPlan& plan, const PassContext& context) {

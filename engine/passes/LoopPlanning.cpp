@@ -6,7 +6,12 @@
 #include "engine/passes/IrQueries.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::passes {
 

@@ -5,8 +5,12 @@
 #include "engine/passes/FragmentDerivation.h"
 #include "engine/passes/IrQueries.h"
 
+#include <cstdint>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::passes {
 

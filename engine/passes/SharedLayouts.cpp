@@ -5,7 +5,13 @@
 #include "engine/layout/algebra/Swizzle.h"
 #include "engine/passes/IrQueries.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::passes {
 

@@ -4,6 +4,7 @@
 #include "engine/check/SharedMemoryBudget.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tb::passes {
 

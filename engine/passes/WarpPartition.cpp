@@ -4,6 +4,12 @@
 #include "engine/layout/algebra/GemmFragments.h"
 #include "engine/passes/IrQueries.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
 namespace tb::passes {
 
 layout::GemmWarpPolicy toLayoutPolicy(ir::GemmWarpPolicy policy) {

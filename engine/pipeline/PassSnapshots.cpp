@@ -13,6 +13,7 @@
 #include <charconv>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace tb {
 

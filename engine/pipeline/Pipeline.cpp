@@ -15,6 +15,8 @@
 #include "engine/passes/SharedMemoryPlanning.h"
 #include "engine/passes/WarpPartition.h"
 
+#include <utility>
+
 namespace tb {
 
 const std::vector<PassInfo>& pipelinePasses() {

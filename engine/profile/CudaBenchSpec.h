@@ -14,6 +14,7 @@
 
 #include "engine/support/Diagnostics.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>

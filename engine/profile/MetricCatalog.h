@@ -1,9 +1,9 @@
 // The metrics TileBench collects, named exactly as Nsight Compute names them, so that a number in a
 // TileBench report can be checked with `ncu --metrics <name>`. Two tables: the Range Profiler's default set
 // (per kernel, hardware counters) and the SASS metrics (per instruction, by patching). The names are the
-// ones measured to work on the H200 (GH100) with CUDA 13 (/work/shared/docs/gpu-machine.md,
-// workbench-ideas.md §3); `smsp__sass_l1tex_data_*` variants do not exist on GH100 and are not used.
-// Also here: why counters can be unavailable, as stable codes the runner sends and reports print.
+// ones measured to work on the H200 (GH100) with CUDA 13 (docs/reference/gpu-machine.md,
+// docs/reference/workbench-ideas.md §3); `smsp__sass_l1tex_data_*` variants do not exist on GH100 and are not
+// used. Also here: why counters can be unavailable, as stable codes the runner sends and reports print.
 #pragma once
 
 #include <string>

@@ -4,7 +4,9 @@
 #include "engine/gpu/RunnerProtocol.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 namespace tb::profile {
 

@@ -4,6 +4,7 @@
 #include "engine/support/Json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace tb::profile {

@@ -13,6 +13,7 @@
 #include "engine/profile/ProfileReport.h"
 #include "engine/run/GpuRun.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>

@@ -10,6 +10,7 @@
 #include "engine/profile/ProgramProfiler.h"
 #include "engine/profile/SweepSpec.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>

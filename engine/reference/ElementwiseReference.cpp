@@ -1,6 +1,12 @@
 // Reference for samples/01_elementwise_add.py: C = A + B, element by element.
 #include "engine/reference/ReferenceSupport.h"
 
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace tb::reference {
 
 Reference makeElementwiseAddReference() {

@@ -4,6 +4,12 @@
 #include "engine/reference/ReferenceSupport.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::reference {
 

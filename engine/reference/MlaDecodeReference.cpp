@@ -10,7 +10,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::reference {
 

@@ -1,7 +1,9 @@
 // Shared helpers of the naive references: specialization lookup, parameter checks, output tensors.
 #include "engine/reference/ReferenceSupport.h"
 
+#include <cstdint>
 #include <sstream>
+#include <variant>
 
 namespace tb::reference {
 

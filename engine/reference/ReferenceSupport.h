@@ -5,6 +5,7 @@
 
 #include "engine/reference/Reference.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

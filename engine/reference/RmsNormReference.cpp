@@ -3,6 +3,10 @@
 #include "engine/reference/ReferenceSupport.h"
 
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace tb::reference {
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <set>
 
 namespace tb::run {
 

@@ -95,6 +95,10 @@ std::string formatDiagnostics(const SourceManager& sources, const std::vector<Di
 
 #include "engine/support/Json.h"
 
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
 namespace tb {
 
 namespace {

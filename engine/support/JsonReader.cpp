@@ -1,6 +1,7 @@
 #include "engine/support/JsonReader.h"
 
 #include <cstdlib>
+#include <utility>
 
 namespace tb {
 

@@ -1,6 +1,7 @@
 #include "engine/support/SourceManager.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tb {
 

@@ -7,6 +7,7 @@
 #include <QTest>
 #include <QTextBlock>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace tb::app {
 

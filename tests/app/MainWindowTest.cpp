@@ -13,7 +13,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace tb::app {
 

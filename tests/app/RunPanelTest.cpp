@@ -19,7 +19,10 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::app {
 

@@ -3,6 +3,7 @@
 #include "views/model/BudgetViewModel.h"
 #include "views/model/SweepPlotModel.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 namespace tb::views {

@@ -5,7 +5,11 @@
 #include "ViewTestSupport.h"
 #include "engine/layout/algebra/Swizzle.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace tb::views {
 

@@ -6,7 +6,10 @@
 #include "views/model/BankConflictViewModel.h"
 #include "views/model/SweepPlotModel.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::views {
 

@@ -8,8 +8,12 @@
 #include "views/model/LayoutViewModel.h"
 #include "views/model/WarpPartitionViewModel.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::views {
 

@@ -3,6 +3,9 @@
 #include "views/model/RunHistoryModel.h"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace tb::views {
 namespace {

@@ -4,7 +4,11 @@
 
 #include "ViewTestSupport.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace tb::views {
 

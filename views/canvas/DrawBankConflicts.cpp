@@ -2,6 +2,7 @@
 #include "imgui.h"
 #include "views/canvas/Views.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tb::views {

@@ -3,6 +3,9 @@
 #include "views/canvas/Views.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tb::views {
 

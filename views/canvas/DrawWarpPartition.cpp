@@ -4,6 +4,7 @@
 #include "views/canvas/Views.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace tb::views {

@@ -9,6 +9,8 @@
 #include <QOpenGLFunctions>
 #include <QTimer>
 #include <QWheelEvent>
+#include <algorithm>
+#include <utility>
 
 namespace tb::views {
 

@@ -10,6 +10,7 @@
 #include "views/model/SweepPlotModel.h"
 #include "views/model/WarpPartitionViewModel.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -3,6 +3,9 @@
 
 #include "views/model/SvgWriter.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace tb::views {
 
 std::string BudgetViewModel::summary() const {

@@ -6,6 +6,7 @@
 #include "engine/target/Target.h"
 #include "views/model/Color.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>

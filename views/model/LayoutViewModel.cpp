@@ -5,6 +5,9 @@
 #include "engine/layout/bank/SharedAccess.h"
 #include "views/model/SvgWriter.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace tb::views {
 
 namespace {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
+#include <variant>
 
 namespace tb::views {
 

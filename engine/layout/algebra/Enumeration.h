@@ -6,8 +6,10 @@
 #include "engine/layout/algebra/Layout.h"
 #include "engine/layout/algebra/LayoutResult.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::layout::detail {

@@ -1,6 +1,9 @@
 // PTX fragment atoms and the block-level gemm fragments built from them.
 #include "engine/layout/algebra/GemmFragments.h"
 
+#include <string>
+#include <vector>
+
 namespace tb::layout {
 
 namespace {

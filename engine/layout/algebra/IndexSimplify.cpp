@@ -12,7 +12,11 @@
 #include "engine/layout/algebra/IndexMath.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::layout {

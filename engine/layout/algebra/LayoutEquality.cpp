@@ -4,6 +4,10 @@
 #include "engine/layout/algebra/Enumeration.h"
 #include "engine/layout/algebra/FragmentTable.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace tb::layout {
 
 LayoutResult<bool> layoutsEqual(const Layout& a, const Layout& b) {

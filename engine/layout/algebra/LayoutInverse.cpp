@@ -4,6 +4,8 @@
 #include "engine/layout/algebra/Enumeration.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace tb::layout {
 

@@ -1,6 +1,8 @@
 // Selection of a shared-memory operand layout: the swizzle ladder with padded and linear fallbacks.
 #include "engine/layout/algebra/SharedLayoutChoice.h"
 
+#include <optional>
+
 namespace tb::layout {
 
 const char* sharedLayoutKindName(SharedLayoutKind kind) {

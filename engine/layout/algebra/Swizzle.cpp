@@ -3,6 +3,10 @@
 
 #include "engine/layout/algebra/LayoutEquality.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace tb::layout {
 
 const char* swizzleKindName(SwizzleKind kind) {

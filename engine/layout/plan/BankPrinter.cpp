@@ -5,6 +5,8 @@
 #include "engine/passes/BankAnalysis.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace tb::layout {

@@ -14,6 +14,7 @@
 #include "engine/layout/bank/BankCost.h"
 #include "engine/target/Target.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>

@@ -3,7 +3,9 @@
 
 #include "engine/layout/algebra/FragmentTable.h"
 
+#include <cstdint>
 #include <sstream>
+#include <vector>
 
 namespace tb::layout {
 

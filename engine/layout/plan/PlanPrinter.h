@@ -7,6 +7,7 @@
 #include "engine/support/Json.h"
 #include "engine/support/SourceManager.h"
 
+#include <cstdint>
 #include <string>
 
 namespace tb::layout {

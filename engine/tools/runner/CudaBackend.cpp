@@ -2,6 +2,9 @@
 #include "CudaBackend.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tb::runner {
 

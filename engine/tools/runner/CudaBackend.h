@@ -6,7 +6,10 @@
 
 #include "RunnerBackend.h"
 
+#include <cstdint>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace tb::runner {
 

@@ -3,6 +3,11 @@
 // unknown module or a bad argument fails exactly as it would on a GPU.
 #include "CuptiEngine.h"
 
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace tb::runner {
 
 namespace {

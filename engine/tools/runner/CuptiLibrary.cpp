@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <mutex>
+#include <vector>
 
 namespace tb::runner {
 

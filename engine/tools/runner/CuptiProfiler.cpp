@@ -1,7 +1,7 @@
 // The real CuptiEngine (see CuptiEngine.h): CUPTI Activity kernel records for timing, the CUDA 13 Range
 // Profiler (auto range + kernel replay) for counters, SASS metrics for per-instruction shared-memory
 // wavefronts, and cuBLAS (dlopen'ed) for the GEMM ceiling and peer. The call sequences are the ones
-// measured to work on the H200 (/work/shared/docs/gpu-machine.md): the Activity API is flushed and disabled
+// measured to work on the H200 (docs/reference/gpu-machine.md): the Activity API is flushed and disabled
 // before any profiler work, cuptiProfilerInitialize is called once and kept for the SASS metrics, and it
 // is de-initialized only when the runner exits.
 #include "CudaBackend.h"
@@ -10,11 +10,16 @@
 #include "engine/profile/TimingStats.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 // CUPTI's documented idiom is `Params p = {Params_STRUCT_SIZE};` with the other members zeroed.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"

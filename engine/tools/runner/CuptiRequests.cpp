@@ -3,8 +3,12 @@
 
 #include "engine/profile/TimingStats.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::runner {
 

@@ -10,6 +10,7 @@
 #include "RunnerSession.h"
 
 #include <memory>
+#include <string>
 
 namespace tb::runner {
 

@@ -2,7 +2,10 @@
 #include "FakeBackend.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace tb::runner {
 

@@ -6,8 +6,11 @@
 
 #include "RunnerBackend.h"
 
+#include <cstdint>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace tb::runner {
 

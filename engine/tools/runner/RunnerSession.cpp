@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <thread>
+#include <utility>
 
 namespace tb::runner {
 

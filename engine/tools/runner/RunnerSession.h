@@ -7,6 +7,7 @@
 #include "RunnerBackend.h"
 #include "engine/gpu/RunnerProtocol.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>

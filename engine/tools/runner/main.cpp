@@ -11,10 +11,12 @@
 #include "RunnerSession.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace {
 

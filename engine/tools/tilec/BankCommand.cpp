@@ -4,6 +4,7 @@
 #include "engine/layout/plan/BankPrinter.h"
 
 #include <cstdio>
+#include <string>
 
 namespace tb::tilec {
 

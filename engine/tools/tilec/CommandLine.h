@@ -3,6 +3,7 @@
 // like what it does.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>

@@ -4,6 +4,7 @@
 #include "engine/pipeline/PassSnapshots.h"
 
 #include <cstdio>
+#include <string>
 
 namespace tb::tilec {
 

@@ -3,8 +3,11 @@
 #include "engine/run/GpuRun.h"
 #include "engine/support/Json.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace tb::tilec {
 

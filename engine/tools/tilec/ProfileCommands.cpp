@@ -17,11 +17,14 @@
 #include "engine/tools/tilec/CommandLine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace tb::tilec {
 

@@ -4,10 +4,15 @@
 #include "engine/reference/Reference.h"
 #include "engine/support/Json.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace tb::tilec {
 

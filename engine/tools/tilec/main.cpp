@@ -14,9 +14,11 @@
 #include "engine/tools/tilec/ProfileCommands.h"
 #include "engine/tools/tilec/RunCommand.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <string>
 #include <string_view>
 
 namespace tb::tilec {

@@ -12,10 +12,12 @@
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/passes/BankAnalysis.h"
 
+#include <cstdint>
 #include <functional>
 #include <gtest/gtest.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tb::test {
 

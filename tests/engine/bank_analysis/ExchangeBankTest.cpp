@@ -2,6 +2,8 @@
 // with hand-built plans and hand-computed bank costs.
 #include "BankTestSupport.h"
 
+#include <memory>
+
 namespace tb::test {
 namespace {
 

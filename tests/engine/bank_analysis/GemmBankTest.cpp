@@ -4,6 +4,13 @@
 #include "BankTestSupport.h"
 #include "engine/layout/plan/BankPrinter.h"
 
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace tb::test {
 namespace {
 

@@ -7,7 +7,9 @@
 #include "engine/pipeline/Pipeline.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <string>
 
 namespace tb::test {
 namespace {

@@ -6,6 +6,8 @@
 #include "tests/engine/ir/TestIr.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::check {
 namespace {

@@ -4,7 +4,10 @@
 
 #include "tests/engine/ir/TestIr.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace tb::check {
 namespace {

@@ -4,7 +4,10 @@
 #include "engine/codegen/ThreadMap.h"
 #include "engine/layout/algebra/GemmFragments.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <optional>
+#include <vector>
 
 using namespace tb;
 using namespace tb::codegen;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <string>
 
 using namespace tb;
 using namespace tb::codegen;

@@ -3,6 +3,8 @@
 #include "CodegenTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <optional>
+#include <string>
 
 using namespace tb;
 using namespace tb::codegen;

@@ -4,6 +4,7 @@
 #include "CodegenTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::codegen::test {
 namespace {

@@ -8,7 +8,12 @@
 #include "engine/run/GpuRun.h"
 #include "tests/engine/codeviews/CodeViewsTestSupport.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace tb;
 using namespace tb::codegen;

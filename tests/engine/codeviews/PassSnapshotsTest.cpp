@@ -5,6 +5,8 @@
 #include "tests/engine/codeviews/CodeViewsTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 using namespace tb;
 

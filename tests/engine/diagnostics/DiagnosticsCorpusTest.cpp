@@ -9,10 +9,15 @@
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/pipeline/Pipeline.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace tb {
 namespace {

@@ -3,6 +3,8 @@
 #include "ElaborateTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::test {
 namespace {

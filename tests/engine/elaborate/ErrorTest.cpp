@@ -3,6 +3,9 @@
 #include "ElaborateTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace tb::test {
 namespace {

@@ -3,6 +3,8 @@
 #include "ElaborateTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <memory>
+#include <string>
 
 namespace tb::test {
 namespace {

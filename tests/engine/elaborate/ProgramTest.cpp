@@ -3,7 +3,10 @@
 // specialization parameter came from.
 #include "ElaborateTestSupport.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::test {
 namespace {

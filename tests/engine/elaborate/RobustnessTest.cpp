@@ -2,7 +2,11 @@
 // adversarial snippets, elaborate to a module or to diagnostics.
 #include "ElaborateTestSupport.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::test {
 namespace {

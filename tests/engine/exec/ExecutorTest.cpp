@@ -3,9 +3,14 @@
 // and the runtime errors (out of bounds, division by zero, runaway loops, missing dynamic dims).
 #include "engine/exec/Executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb {
 namespace {

@@ -3,9 +3,12 @@
 #include "engine/exec/FloatFormats.h"
 #include "engine/exec/HostTensor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <limits>
+#include <vector>
 
 namespace tb {
 namespace {

@@ -7,6 +7,7 @@
 #include "FrontendTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::test {
 namespace {

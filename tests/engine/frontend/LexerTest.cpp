@@ -3,6 +3,7 @@
 #include "FrontendTestSupport.h"
 
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
 
 namespace tb::test {

@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::test {
 namespace {

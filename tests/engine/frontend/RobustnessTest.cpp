@@ -7,6 +7,7 @@
 #include <chrono>
 #include <gtest/gtest.h>
 #include <random>
+#include <string>
 
 namespace tb::test {
 namespace {

@@ -2,6 +2,8 @@
 #include "engine/gpu/Base64.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::gpu {
 namespace {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <string>
 #include <unistd.h>
 
 namespace tb::gpu {

@@ -2,8 +2,10 @@
 // (and nothing crashes); with the driver it lists real devices.
 #include "engine/gpu/CudaDriver.h"
 
+#include <cstdint>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::gpu {
 namespace {

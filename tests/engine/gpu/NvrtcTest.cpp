@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <gtest/gtest.h>
+#include <optional>
+#include <string>
 
 namespace tb::gpu {
 namespace {

@@ -7,8 +7,12 @@
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::gpu {
 namespace {

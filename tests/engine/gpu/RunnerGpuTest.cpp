@@ -7,8 +7,11 @@
 #include "engine/gpu/CudaDriver.h"
 #include "engine/gpu/Nvrtc.h"
 
+#include <chrono>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace tb::gpu {
 namespace {

@@ -2,6 +2,7 @@
 #include "engine/gpu/RunnerProtocol.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::gpu {
 namespace {

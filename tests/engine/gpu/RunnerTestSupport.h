@@ -4,6 +4,7 @@
 #include "engine/gpu/RunnerClient.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string>

@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace tb::ir {
 namespace {

@@ -4,6 +4,9 @@
 #include "tests/engine/ir/TestIr.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace tb::ir {
 namespace {

@@ -6,8 +6,11 @@
 #include "engine/ir/Module.h"
 #include "engine/support/SourceManager.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::testir {
 

@@ -5,6 +5,7 @@
 #include "tests/engine/ir/TestIr.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::ir {
 namespace {

@@ -4,7 +4,10 @@
 #include "engine/layout/algebra/GemmFragments.h"
 #include "engine/layout/algebra/WarpPartition.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 using namespace tb::layout;
 

@@ -2,6 +2,7 @@
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmFragments.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 using namespace tb::layout;

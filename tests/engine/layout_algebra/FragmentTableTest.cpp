@@ -3,7 +3,10 @@
 
 #include "engine/layout/algebra/GemmFragments.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 using namespace tb::layout;
 

@@ -1,7 +1,9 @@
 // selectGemmInstruction: wgmma on sm_90a when every condition of §3.1 holds, mma.sync otherwise.
 #include "engine/layout/algebra/GemmInstruction.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 using namespace tb::layout;
 using tb::ir::DType;

@@ -2,10 +2,12 @@
 // never changes the value at any point of the variables' ranges.
 #include "engine/layout/algebra/IndexExpr.h"
 
+#include <cstdint>
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace tb::layout;
 

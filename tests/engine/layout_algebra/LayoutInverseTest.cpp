@@ -4,7 +4,10 @@
 
 #include "LayoutTestTable.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 using namespace tb::layout;
 

@@ -3,6 +3,7 @@
 #include "engine/layout/algebra/Swizzle.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 using namespace tb::layout;
 

@@ -7,8 +7,11 @@
 #include "engine/layout/algebra/LayoutInverse.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <set>
+#include <string>
+#include <vector>
 
 using namespace tb::layout;
 

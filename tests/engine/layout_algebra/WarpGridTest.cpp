@@ -1,7 +1,9 @@
 // computeWarpGrid: a table of (M, N, warps, policy, target) cases on the mma.sync and wgmma paths.
 #include "engine/layout/algebra/WarpPartition.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 using namespace tb::layout;
 

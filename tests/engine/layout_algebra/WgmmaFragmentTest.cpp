@@ -4,7 +4,9 @@
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmFragments.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace tb::layout;
 

@@ -1,6 +1,8 @@
 // Hand-computed bank costs for the accesses tile programs make, and properties every access must satisfy.
 #include "engine/layout/bank/BankCost.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <gtest/gtest.h>
 #include <random>

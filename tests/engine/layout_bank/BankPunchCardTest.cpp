@@ -1,6 +1,7 @@
 // The punch-card view model: which word each lane touches in each bank, its phase and its wavefront.
 #include "engine/layout/bank/BankPunchCard.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <set>
 

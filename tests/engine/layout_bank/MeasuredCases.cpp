@@ -4,9 +4,11 @@
 #include "engine/support/JsonReader.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace tb::banktest {
 
@@ -68,7 +70,7 @@ bool toAccess(const Value& object, WarpAccess& access, std::string& error) {
 
 MeasuredData load() {
     MeasuredData data;
-    std::string path = std::string(TILEBENCH_SHARED_DIR) + "/data/bank-rules-cases.json";
+    std::string path = std::string(TILEBENCH_TESTS_DIR) + "/data/bank-rules-cases.json";
     std::ifstream in(path);
     if (!in) {
         data.error = "cannot open " + path;

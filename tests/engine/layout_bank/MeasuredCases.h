@@ -35,7 +35,7 @@ struct MeasuredData {
     std::string error; // non-empty when the file could not be read
 };
 
-// Reads TILEBENCH_SHARED_DIR/data/bank-rules-cases.json once.
+// Reads tests/data/bank-rules-cases.json (measured on the H200, see tests/data/README.md) once.
 const MeasuredData& measuredData();
 const MeasuredCase* findCase(const MeasuredData& data, const std::string& name);
 

@@ -1,7 +1,10 @@
 // Word and bank helpers, the lane -> banks map, opcode names, and the access check's diagnostics.
 #include "engine/layout/bank/SharedAccess.h"
 
+#include <array>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb {
 namespace {

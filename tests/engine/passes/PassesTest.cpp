@@ -15,11 +15,15 @@
 #include "engine/tools/tilec/LayoutCommands.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace tb {
 namespace {

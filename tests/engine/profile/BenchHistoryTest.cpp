@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::profile {
 namespace {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace tb::profile {
 namespace {

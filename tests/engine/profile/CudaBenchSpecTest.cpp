@@ -4,6 +4,9 @@
 #include "engine/catalog/SampleCatalog.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::profile {
 namespace {

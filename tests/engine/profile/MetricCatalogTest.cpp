@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace tb::profile {
 namespace {

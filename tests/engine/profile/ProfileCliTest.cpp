@@ -3,7 +3,9 @@
 // "unavailable and why" text when counters are not permitted.
 #include "ProfileTestSupport.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::profile {
 namespace {

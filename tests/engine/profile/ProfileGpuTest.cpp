@@ -10,9 +10,12 @@
 #include "engine/profile/CudaBenchSpec.h"
 #include "engine/profile/ProfileClient.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::profile {
 namespace {

@@ -3,6 +3,7 @@
 #include "engine/profile/ProfileReport.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::profile {
 namespace {

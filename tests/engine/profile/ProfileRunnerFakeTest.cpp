@@ -5,6 +5,7 @@
 #include "engine/profile/ProfileClient.h"
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::profile {
 namespace {

@@ -9,9 +9,16 @@
 #include "engine/profile/ProgramSweep.h"
 #include "engine/support/SourceManager.h"
 
+#include <cstdint>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <initializer_list>
+#include <map>
+#include <memory>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::profile {
 namespace {

@@ -2,6 +2,8 @@
 #include "engine/profile/SourceAttribution.h"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <vector>
 
 namespace tb::profile {
 namespace {

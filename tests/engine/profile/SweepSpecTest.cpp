@@ -2,6 +2,9 @@
 #include "engine/profile/SweepSpec.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tb::profile {
 namespace {

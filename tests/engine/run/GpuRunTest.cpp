@@ -6,8 +6,12 @@
 #include "CodegenTestSupport.h"
 #include "engine/gpu/CudaDriver.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace tb;
 using namespace tb::codegen::test;

@@ -2,8 +2,10 @@
 #include "engine/run/GpuRun.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace tb;
 

@@ -9,15 +9,18 @@
 #include "engine/reference/Reference.h"
 #include "engine/target/Target.h"
 
+#include <cstdint>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace tb {

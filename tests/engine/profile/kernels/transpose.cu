@@ -1,6 +1,6 @@
 // Shared-memory transpose of an N x N float matrix, 32x32 tiles. PAD=0 reads tile[tx][ty] with a row
 // stride of 32 words: a 32-way bank conflict on every LDS. PAD=1 pads rows to 33 words: conflict-free.
-// The H200 measurements of both are in /work/shared/docs/gpu-machine.md.
+// The H200 measurements of both are in docs/reference/gpu-machine.md.
 // tilebench-param: PAD=0
 // tilebench-param: N=8192
 // tilebench-kernel: transpose
