@@ -78,14 +78,12 @@ private:
         const ir::Stmt* copy;
         size_t lastUse; // index in the loop body of the last statement that reads the copy's tile
     };
-    std::vector<EarlyCopy> planEarlyCopies(const std::vector<const ir::Stmt*>& body) const;
     bool emitSingleStagePipeline(const ir::Stmt& s, int depth);
     void emitElementStmt(const ir::Stmt& s, int depth);
     void emitPrint(const ir::Stmt& s);
 
     // ---- shared-memory synchronization ----
     using BufferSet = std::set<const ir::Buffer*>;
-    void sharedEffects(const ir::Stmt& s, BufferSet& reads, BufferSet& writes) const;
     void syncFor(const ir::Stmt& s);
     void syncFor(const BufferSet& reads, const BufferSet& writes);
     void barrier(const std::string& why);

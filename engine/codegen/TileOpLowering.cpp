@@ -4,8 +4,8 @@
 // fragment's registers (T.gemm is in GemmLowering.cpp); reductions fold thread-locally, then run
 // the plan's XOR butterfly (shuffles below 32, a shared scratch round at 32 and above).
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
-#include "engine/passes/IrQueries.h"
 
 #include <algorithm>
 #include <cstdint>
