@@ -988,6 +988,165 @@ void KernelEmitter::waitForAsyncCopies() {
 
 // -------------------------------------------------------------------------------------- expressions
 
+namespace {
+
+// The C text of a binary operation on operands of type `t` (floor division and modulo Python-style).
+std::string binaryText(ir::BinaryOp op, const std::string& a, const std::string& b, DType t) {
+    bool fl = ir::isFloat(t);
+    bool dbl = t == DType::Float64;
+    std::string r;
+    switch (op) {
+    case ir::BinaryOp::Add:
+        r = "(" + a + " + " + b + ")";
+        break;
+    case ir::BinaryOp::Sub:
+        r = "(" + a + " - " + b + ")";
+        break;
+    case ir::BinaryOp::Mul:
+        r = "(" + a + " * " + b + ")";
+        break;
+    case ir::BinaryOp::Div:
+        r = "(" + a + " / " + b + ")";
+        break;
+    case ir::BinaryOp::FloorDiv:
+        r = fl ? std::string(dbl ? "floor(" : "floorf(") + a + " / " + b + ")"
+               : "tb_floordiv<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::FloorMod:
+        r = fl ? "(" + a + " - " + (dbl ? "floor(" : "floorf(") + a + " / " + b + ") * " + b + ")"
+               : "tb_floormod<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Min:
+        r = "tb_min(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Max:
+        r = "tb_max(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Pow:
+        r = std::string(dbl ? "pow(" : "powf(") + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::BitAnd:
+        r = "(" + a + " & " + b + ")";
+        break;
+    case ir::BinaryOp::BitOr:
+        r = "(" + a + " | " + b + ")";
+        break;
+    case ir::BinaryOp::BitXor:
+        r = "(" + a + " ^ " + b + ")";
+        break;
+    case ir::BinaryOp::Shl:
+        r = "(" + a + " << " + b + ")";
+        break;
+    case ir::BinaryOp::Shr:
+        r = "(" + a + " >> " + b + ")";
+        break;
+    case ir::BinaryOp::LogicalAnd:
+        r = "(" + a + " && " + b + ")";
+        break;
+    case ir::BinaryOp::LogicalOr:
+        r = "(" + a + " || " + b + ")";
+        break;
+    case ir::BinaryOp::Eq:
+        r = "(" + a + " == " + b + ")";
+        break;
+    case ir::BinaryOp::Ne:
+        r = "(" + a + " != " + b + ")";
+        break;
+    case ir::BinaryOp::Lt:
+        r = "(" + a + " < " + b + ")";
+        break;
+    case ir::BinaryOp::Le:
+        r = "(" + a + " <= " + b + ")";
+        break;
+    case ir::BinaryOp::Gt:
+        r = "(" + a + " > " + b + ")";
+        break;
+    case ir::BinaryOp::Ge:
+        r = "(" + a + " >= " + b + ")";
+        break;
+    }
+    return r;
+}
+
+// The C text of an intrinsic call on arguments whose first has type `t`. `exact` is set for results that
+// are booleans (isnan, isinf): they are never rounded to a half type.
+std::string intrinsicText(ir::Intrinsic intrinsic, const std::vector<std::string>& a, DType t, bool& exact) {
+    bool dbl = t == DType::Float64;
+    auto f = [&](const char* single, const char* dbl64) {
+        return std::string(dbl ? dbl64 : single) + "(" + a[0] + ")";
+    };
+    std::string r;
+    switch (intrinsic) {
+    case ir::Intrinsic::Exp:
+        r = f("expf", "exp");
+        break;
+    case ir::Intrinsic::Exp2:
+        r = f("tb_exp2", "exp2");
+        break;
+    case ir::Intrinsic::Exp10:
+        r = f("exp10f", "exp10");
+        break;
+    case ir::Intrinsic::Log:
+        r = f("logf", "log");
+        break;
+    case ir::Intrinsic::Log2:
+        r = f("log2f", "log2");
+        break;
+    case ir::Intrinsic::Log10:
+        r = f("log10f", "log10");
+        break;
+    case ir::Intrinsic::Sqrt:
+        r = f("sqrtf", "sqrt");
+        break;
+    case ir::Intrinsic::Rsqrt:
+        r = f("rsqrtf", "rsqrt");
+        break;
+    case ir::Intrinsic::Abs:
+        r = ir::isFloat(t) ? f("fabsf", "fabs") : "abs(" + a[0] + ")";
+        break;
+    case ir::Intrinsic::Sigmoid:
+        r = dbl ? "(1.0 / (1.0 + exp(-" + a[0] + ")))" : "(1.0f / (1.0f + expf(-" + a[0] + ")))";
+        break;
+    case ir::Intrinsic::Tanh:
+        r = f("tanhf", "tanh");
+        break;
+    case ir::Intrinsic::Sin:
+        r = f("sinf", "sin");
+        break;
+    case ir::Intrinsic::Cos:
+        r = f("cosf", "cos");
+        break;
+    case ir::Intrinsic::Floor:
+        r = f("floorf", "floor");
+        break;
+    case ir::Intrinsic::Ceil:
+        r = f("ceilf", "ceil");
+        break;
+    case ir::Intrinsic::Round:
+        r = f("rintf", "rint");
+        break;
+    case ir::Intrinsic::Trunc:
+        r = f("truncf", "trunc");
+        break;
+    case ir::Intrinsic::Erf:
+        r = f("erff", "erf");
+        break;
+    case ir::Intrinsic::Fma:
+        r = a.size() == 3 ? std::string(dbl ? "fma(" : "fmaf(") + a[0] + ", " + a[1] + ", " + a[2] + ")"
+                          : a[0];
+        break;
+    case ir::Intrinsic::IsNan:
+        exact = true;
+        return "isnan(" + a[0] + ")";
+    case ir::Intrinsic::IsInf:
+        exact = true;
+        return "isinf(" + a[0] + ")";
+    }
+    return r;
+}
+
+} // namespace
+
 std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
     const bool unrounded = !rounded;
     if (!e)
@@ -1019,80 +1178,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
         return loadText(e->buffer, e->operands, depth + 1);
     case ExprKind::Binary: {
         std::string a = expr(e->operands[0], depth + 1), b = expr(e->operands[1], depth + 1);
-        DType t = e->operands[0]->dtype;
-        bool fl = ir::isFloat(t);
-        bool dbl = t == DType::Float64;
-        std::string r;
-        switch (e->binaryOp) {
-        case ir::BinaryOp::Add:
-            r = "(" + a + " + " + b + ")";
-            break;
-        case ir::BinaryOp::Sub:
-            r = "(" + a + " - " + b + ")";
-            break;
-        case ir::BinaryOp::Mul:
-            r = "(" + a + " * " + b + ")";
-            break;
-        case ir::BinaryOp::Div:
-            r = "(" + a + " / " + b + ")";
-            break;
-        case ir::BinaryOp::FloorDiv:
-            r = fl ? std::string(dbl ? "floor(" : "floorf(") + a + " / " + b + ")"
-                   : "tb_floordiv<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::FloorMod:
-            r = fl ? "(" + a + " - " + (dbl ? "floor(" : "floorf(") + a + " / " + b + ") * " + b + ")"
-                   : "tb_floormod<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Min:
-            r = "tb_min(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Max:
-            r = "tb_max(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Pow:
-            r = std::string(dbl ? "pow(" : "powf(") + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::BitAnd:
-            r = "(" + a + " & " + b + ")";
-            break;
-        case ir::BinaryOp::BitOr:
-            r = "(" + a + " | " + b + ")";
-            break;
-        case ir::BinaryOp::BitXor:
-            r = "(" + a + " ^ " + b + ")";
-            break;
-        case ir::BinaryOp::Shl:
-            r = "(" + a + " << " + b + ")";
-            break;
-        case ir::BinaryOp::Shr:
-            r = "(" + a + " >> " + b + ")";
-            break;
-        case ir::BinaryOp::LogicalAnd:
-            r = "(" + a + " && " + b + ")";
-            break;
-        case ir::BinaryOp::LogicalOr:
-            r = "(" + a + " || " + b + ")";
-            break;
-        case ir::BinaryOp::Eq:
-            r = "(" + a + " == " + b + ")";
-            break;
-        case ir::BinaryOp::Ne:
-            r = "(" + a + " != " + b + ")";
-            break;
-        case ir::BinaryOp::Lt:
-            r = "(" + a + " < " + b + ")";
-            break;
-        case ir::BinaryOp::Le:
-            r = "(" + a + " <= " + b + ")";
-            break;
-        case ir::BinaryOp::Gt:
-            r = "(" + a + " > " + b + ")";
-            break;
-        case ir::BinaryOp::Ge:
-            r = "(" + a + " >= " + b + ")";
-            break;
-        }
+        std::string r = binaryText(e->binaryOp, a, b, e->operands[0]->dtype);
         return ir::isComparison(e->binaryOp) || unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Unary: {
@@ -1116,76 +1202,10 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
             a.push_back(expr(op, depth + 1));
         if (a.empty())
             return "0";
-        DType t = e->operands[0]->dtype;
-        bool dbl = t == DType::Float64;
-        auto f = [&](const char* single, const char* dbl64) {
-            return std::string(dbl ? dbl64 : single) + "(" + a[0] + ")";
-        };
-        std::string r;
-        switch (e->intrinsic) {
-        case ir::Intrinsic::Exp:
-            r = f("expf", "exp");
-            break;
-        case ir::Intrinsic::Exp2:
-            r = f("tb_exp2", "exp2");
-            break;
-        case ir::Intrinsic::Exp10:
-            r = f("exp10f", "exp10");
-            break;
-        case ir::Intrinsic::Log:
-            r = f("logf", "log");
-            break;
-        case ir::Intrinsic::Log2:
-            r = f("log2f", "log2");
-            break;
-        case ir::Intrinsic::Log10:
-            r = f("log10f", "log10");
-            break;
-        case ir::Intrinsic::Sqrt:
-            r = f("sqrtf", "sqrt");
-            break;
-        case ir::Intrinsic::Rsqrt:
-            r = f("rsqrtf", "rsqrt");
-            break;
-        case ir::Intrinsic::Abs:
-            r = ir::isFloat(t) ? f("fabsf", "fabs") : "abs(" + a[0] + ")";
-            break;
-        case ir::Intrinsic::Sigmoid:
-            r = dbl ? "(1.0 / (1.0 + exp(-" + a[0] + ")))" : "(1.0f / (1.0f + expf(-" + a[0] + ")))";
-            break;
-        case ir::Intrinsic::Tanh:
-            r = f("tanhf", "tanh");
-            break;
-        case ir::Intrinsic::Sin:
-            r = f("sinf", "sin");
-            break;
-        case ir::Intrinsic::Cos:
-            r = f("cosf", "cos");
-            break;
-        case ir::Intrinsic::Floor:
-            r = f("floorf", "floor");
-            break;
-        case ir::Intrinsic::Ceil:
-            r = f("ceilf", "ceil");
-            break;
-        case ir::Intrinsic::Round:
-            r = f("rintf", "rint");
-            break;
-        case ir::Intrinsic::Trunc:
-            r = f("truncf", "trunc");
-            break;
-        case ir::Intrinsic::Erf:
-            r = f("erff", "erf");
-            break;
-        case ir::Intrinsic::Fma:
-            r = a.size() == 3 ? std::string(dbl ? "fma(" : "fmaf(") + a[0] + ", " + a[1] + ", " + a[2] + ")"
-                              : a[0];
-            break;
-        case ir::Intrinsic::IsNan:
-            return "isnan(" + a[0] + ")";
-        case ir::Intrinsic::IsInf:
-            return "isinf(" + a[0] + ")";
-        }
+        bool roundsItself = false;
+        std::string r = intrinsicText(e->intrinsic, a, e->operands[0]->dtype, roundsItself);
+        if (roundsItself)
+            return r;
         return unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Cast: {
