@@ -4,6 +4,7 @@
 
 #include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/ir/IntEvaluation.h"
 #include "engine/ir/IrQueries.h"
 
 #include <algorithm>
@@ -53,79 +54,12 @@ Target portableTarget(const Target& device) {
     return t;
 }
 
-namespace {
-
-std::optional<int64_t> evaluateLaunch(const ir::ExprPtr& e, const std::map<std::string, int64_t>& dims,
-                                      int depth) {
-    auto self = [&](auto&&, const ir::ExprPtr& x, int d) { return evaluateLaunch(x, dims, d); };
-    if (!e || depth > 200)
-        return std::nullopt;
-    switch (e->kind) {
-    case ir::ExprKind::IntImm:
-        return e->intValue;
-    case ir::ExprKind::VarRef: {
-        auto it = dims.find(e->var->name);
-        if (it == dims.end())
-            return std::nullopt;
-        return it->second;
-    }
-    case ir::ExprKind::Cast:
-        return self(self, e->operands[0], depth + 1);
-    case ir::ExprKind::Binary: {
-        auto a = self(self, e->operands[0], depth + 1), b = self(self, e->operands[1], depth + 1);
-        if (!a || !b)
-            return std::nullopt;
-        switch (e->binaryOp) {
-        case ir::BinaryOp::Add:
-            return *a + *b;
-        case ir::BinaryOp::Sub:
-            return *a - *b;
-        case ir::BinaryOp::Mul:
-            return *a * *b;
-        case ir::BinaryOp::Div:
-            if (*b == 0)
-                return std::nullopt;
-            return *a / *b;
-        case ir::BinaryOp::FloorDiv: {
-            if (*b == 0)
-                return std::nullopt;
-            int64_t q = *a / *b;
-            return (*a % *b != 0 && ((*a < 0) != (*b < 0))) ? q - 1 : q;
-        }
-        case ir::BinaryOp::FloorMod: {
-            if (*b == 0)
-                return std::nullopt;
-            int64_t m = *a % *b;
-            return (m != 0 && ((m < 0) != (*b < 0))) ? m + *b : m;
-        }
-        case ir::BinaryOp::Min:
-            return std::min(*a, *b);
-        case ir::BinaryOp::Max:
-            return std::max(*a, *b);
-        default:
-            return std::nullopt;
-        }
-    }
-    case ir::ExprKind::Select: {
-        auto c = self(self, e->operands[0], depth + 1);
-        if (!c)
-            return std::nullopt;
-        return self(self, e->operands[*c ? 1 : 2], depth + 1);
-    }
-    case ir::ExprKind::FloatImm:
-    case ir::ExprKind::BufferLoad:
-    case ir::ExprKind::Unary:
-    case ir::ExprKind::Call:
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
 std::optional<int64_t> evaluateLaunchExpr(const ir::ExprPtr& expr,
                                           const std::map<std::string, int64_t>& dims) {
-    return evaluateLaunch(expr, dims, 0);
+    return ir::evaluateInt(expr, [&](const ir::Var& v) -> std::optional<int64_t> {
+        auto it = dims.find(v.name);
+        return it == dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    });
 }
 
 CudaKernelSource generateCuda(const ir::Module& module, const layout::LayoutPlan& plan, const Target& target,

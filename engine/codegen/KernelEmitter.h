@@ -8,6 +8,7 @@
 
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/codegen/ThreadMap.h"
+#include "engine/ir/Visitor.h"
 
 #include <cstdint>
 #include <deque>
@@ -20,8 +21,9 @@
 
 namespace tb::codegen {
 
-// Deepest statement / expression nesting the emitter follows (deeper input gets a diagnostic).
-constexpr int kMaxDepth = 200;
+// Deepest statement / expression nesting the emitter follows (deeper input gets a diagnostic): the IR's
+// own limit, which the verifier holds every module to.
+constexpr int kMaxDepth = ir::kMaxIrDepth;
 
 // True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
 bool isMultipleOf(const ir::ExprPtr& e, int64_t m);

@@ -5,7 +5,9 @@
 // loop layout, reductions through the AllReduce scratch pattern, element accesses through the thread index.
 #include "engine/passes/SharedAccessEnumeration.h"
 
+#include "engine/ir/IntEvaluation.h"
 #include "engine/ir/IrQueries.h"
+#include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmInstruction.h"
 #include "engine/layout/algebra/WarpPartition.h"
@@ -25,7 +27,8 @@ namespace {
 using layout::Fragment;
 using layout::Layout;
 
-constexpr int kMaxDepth = 200;
+// The IR's own nesting limit (the verifier holds every module to it).
+constexpr int kMaxDepth = ir::kMaxIrDepth;
 constexpr int64_t kMaxTableElements = int64_t(1) << 20;
 
 int64_t saturatingProduct(int64_t a, int64_t b) {
@@ -42,118 +45,15 @@ struct EvalEnv {
     std::optional<int64_t> thread; // the value of every ThreadIndex var not bound in `vars`
 };
 
-std::optional<int64_t> evalInt(const ir::ExprPtr& e, const EvalEnv& env, int depth = 0) {
-    if (!e || depth > kMaxDepth)
-        return std::nullopt;
-    switch (e->kind) {
-    case ir::ExprKind::IntImm:
-        return e->intValue;
-    case ir::ExprKind::FloatImm:
-    case ir::ExprKind::BufferLoad:
-    case ir::ExprKind::Call:
-        return std::nullopt;
-    case ir::ExprKind::VarRef: {
-        auto it = env.vars.find(e->var);
+std::optional<int64_t> evalInt(const ir::ExprPtr& e, const EvalEnv& env) {
+    return ir::evaluateInt(e, [&](const ir::Var& v) -> std::optional<int64_t> {
+        auto it = env.vars.find(&v);
         if (it != env.vars.end())
             return it->second;
-        if (e->var && e->var->kind == ir::VarKind::ThreadIndex && env.thread)
+        if (v.kind == ir::VarKind::ThreadIndex && env.thread)
             return env.thread;
         return std::nullopt;
-    }
-    case ir::ExprKind::Cast:
-        if (e->operands.empty() || !(ir::isInteger(e->dtype) || e->dtype == ir::DType::Bool))
-            return std::nullopt;
-        return evalInt(e->operands[0], env, depth + 1);
-    case ir::ExprKind::Unary: {
-        if (e->operands.empty())
-            return std::nullopt;
-        std::optional<int64_t> a = evalInt(e->operands[0], env, depth + 1);
-        if (!a)
-            return std::nullopt;
-        switch (e->unaryOp) {
-        case ir::UnaryOp::Neg:
-            return -*a;
-        case ir::UnaryOp::LogicalNot:
-            return *a == 0 ? 1 : 0;
-        case ir::UnaryOp::BitNot:
-            return ~*a;
-        }
-        return std::nullopt;
-    }
-    case ir::ExprKind::Select: {
-        if (e->operands.size() < 3)
-            return std::nullopt;
-        std::optional<int64_t> c = evalInt(e->operands[0], env, depth + 1);
-        if (!c)
-            return std::nullopt;
-        return evalInt(e->operands[*c ? 1 : 2], env, depth + 1);
-    }
-    case ir::ExprKind::Binary: {
-        if (e->operands.size() < 2)
-            return std::nullopt;
-        std::optional<int64_t> a = evalInt(e->operands[0], env, depth + 1);
-        std::optional<int64_t> b = evalInt(e->operands[1], env, depth + 1);
-        if (!a || !b)
-            return std::nullopt;
-        int64_t x = *a, y = *b, out = 0;
-        switch (e->binaryOp) {
-        case ir::BinaryOp::Add:
-            return __builtin_add_overflow(x, y, &out) ? std::nullopt : std::optional<int64_t>(out);
-        case ir::BinaryOp::Sub:
-            return __builtin_sub_overflow(x, y, &out) ? std::nullopt : std::optional<int64_t>(out);
-        case ir::BinaryOp::Mul:
-            return __builtin_mul_overflow(x, y, &out) ? std::nullopt : std::optional<int64_t>(out);
-        case ir::BinaryOp::Div:
-            return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
-        case ir::BinaryOp::FloorDiv: {
-            if (y == 0)
-                return std::nullopt;
-            int64_t q = x / y;
-            return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-        }
-        case ir::BinaryOp::FloorMod: {
-            if (y == 0)
-                return std::nullopt;
-            int64_t r = x % y;
-            return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-        }
-        case ir::BinaryOp::Min:
-            return std::min(x, y);
-        case ir::BinaryOp::Max:
-            return std::max(x, y);
-        case ir::BinaryOp::Pow:
-            return std::nullopt;
-        case ir::BinaryOp::BitAnd:
-            return x & y;
-        case ir::BinaryOp::BitOr:
-            return x | y;
-        case ir::BinaryOp::BitXor:
-            return x ^ y;
-        case ir::BinaryOp::Shl:
-            return (y < 0 || y > 62) ? std::nullopt : std::optional<int64_t>(x << y);
-        case ir::BinaryOp::Shr:
-            return (y < 0 || y > 62) ? std::nullopt : std::optional<int64_t>(x >> y);
-        case ir::BinaryOp::LogicalAnd:
-            return (x && y) ? 1 : 0;
-        case ir::BinaryOp::LogicalOr:
-            return (x || y) ? 1 : 0;
-        case ir::BinaryOp::Eq:
-            return x == y ? 1 : 0;
-        case ir::BinaryOp::Ne:
-            return x != y ? 1 : 0;
-        case ir::BinaryOp::Lt:
-            return x < y ? 1 : 0;
-        case ir::BinaryOp::Le:
-            return x <= y ? 1 : 0;
-        case ir::BinaryOp::Gt:
-            return x > y ? 1 : 0;
-        case ir::BinaryOp::Ge:
-            return x >= y ? 1 : 0;
-        }
-        return std::nullopt;
-    }
-    }
-    return std::nullopt;
+    });
 }
 
 // ---- shapes and points -------------------------------------------------------------------------------
