@@ -4,6 +4,7 @@
 #include "engine/gpu/Base64.h"
 #include "engine/gpu/RunnerProtocol.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -114,6 +116,31 @@ RunnerClient::RunnerClient(RunnerOptions options) : m_options(std::move(options)
 
 RunnerClient::~RunnerClient() {
     stop();
+    if (!m_transferDir.empty()) {
+        std::error_code ec; // only ever the private directory this client made
+        std::filesystem::remove_all(m_transferDir, ec);
+    }
+}
+
+std::string RunnerClient::transferFile(std::string& error) {
+    if (m_transferDir.empty()) {
+        std::string parent = m_options.transferParent;
+        if (parent.empty()) {
+            std::error_code ec;
+            const char* tmp = std::getenv("TMPDIR");
+            if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK | X_OK) == 0)
+                parent = "/dev/shm";
+            else
+                parent = tmp && *tmp ? tmp : "/tmp";
+        }
+        std::string pattern = parent + "/tilebench-transfer-XXXXXX";
+        if (!::mkdtemp(pattern.data())) { // mode 0700: only this user (and so the runner) can read it
+            error = "cannot make a transfer directory in " + parent + ": " + std::strerror(errno);
+            return {};
+        }
+        m_transferDir = pattern;
+    }
+    return m_transferDir + "/t" + std::to_string(++m_transferCount) + ".bin";
 }
 
 bool RunnerClient::spawn(std::string& error) {
@@ -497,7 +524,82 @@ RunnerReply RunnerClient::loadCubin(const std::string& moduleId, const std::stri
                    encodeBase64(cubin));
 }
 
+namespace {
+
+bool writeWholeFile(const std::string& path, const void* data, size_t bytes, std::string& error) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        error = "cannot create " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    const char* p = static_cast<const char*>(data);
+    size_t done = 0;
+    while (done < bytes) {
+        ssize_t n = ::write(fd, p + done, std::min<size_t>(bytes - done, size_t(1) << 30));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            error = "cannot write " + std::to_string(bytes) + " bytes to " + path + ": " + std::strerror(errno);
+            ::close(fd);
+            return false;
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (::close(fd) != 0) {
+        error = "cannot write " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
+bool readWholeFile(const std::string& path, std::vector<char>& out, std::string& error) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+        error = "cannot open the runner's file " + path + ": " + std::strerror(errno);
+        if (fd >= 0)
+            ::close(fd);
+        return false;
+    }
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < out.size()) {
+        ssize_t n = ::read(fd, out.data() + done, std::min<size_t>(out.size() - done, size_t(1) << 30));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            error = "cannot read the runner's file " + path + ": " + (n == 0 ? "it is shorter than it was" : std::strerror(errno));
+            ::close(fd);
+            return false;
+        }
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return true;
+}
+
+} // namespace
+
 RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* data, size_t bytes) {
+    if (bytes > m_options.outOfBandBytes) {
+        // Out of band: the line carries the path; the runner copies from the mapped file to the device.
+        std::string error, path = transferFile(error);
+        if (!path.empty() && writeWholeFile(path, data, bytes, error)) {
+            RunnerReply reply = request("write " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path));
+            ::unlink(path.c_str());
+            return reply;
+        }
+        if (!path.empty())
+            ::unlink(path.c_str());
+        if ((bytes + 2) / 3 * 4 + 256 > kRunnerMaxLineBytes) {
+            RunnerReply reply;
+            reply.status = RunnerStatus::Error;
+            reply.code = "io-error";
+            reply.message = std::to_string(bytes) + " bytes are too many for a line and could not go out of band: " +
+                            error;
+            return reply;
+        }
+    }
     // Encoded into m_payload, whose capacity is kept between requests (see kKeptBufferBytes).
     m_payload.clear();
     appendBase64(m_payload, data, bytes);
@@ -505,14 +607,42 @@ RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* dat
 }
 
 RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char>& out) {
-    RunnerReply reply = exchange("read " + escapeProtocolValue(buffer), std::string(), std::nullopt, &out);
+    // The runner answers inline up to inline_max bytes and writes larger buffers to the file.
+    std::string error, path = transferFile(error);
+    std::string line = "read " + escapeProtocolValue(buffer);
+    if (!path.empty())
+        line += " file=" + escapeProtocolValue(path) + " inline_max=" + std::to_string(m_options.outOfBandBytes);
+    RunnerReply reply = exchange(line, std::string(), std::nullopt, &out);
     releaseLargeBuffers();
+    if (reply.ok() && reply.fields.count("file")) {
+        if (reply.field("file") != path || !readWholeFile(path, out, error)) {
+            reply.status = RunnerStatus::Error;
+            reply.code = "io-error";
+            reply.message = reply.field("file") != path ? "the runner wrote " + reply.field("file") + ", not " + path
+                                                        : error;
+        }
+        reply.fields.erase("file");
+    }
+    if (!path.empty())
+        ::unlink(path.c_str());
     if (reply.ok() && std::to_string(out.size()) != reply.field("bytes")) {
         reply.status = RunnerStatus::Error;
         reply.code = "bad-payload";
         reply.message = "the read reply's base64 payload does not decode to bytes=" + reply.field("bytes");
     }
     return reply;
+}
+
+RunnerReply RunnerClient::createTensorMap(const std::string& name, const TensorMapSpec& spec) {
+    // The address and the buffer's size are checked by the runner; everything else can be checked here.
+    if (std::string problem = tensorMapProblem(spec, 0); !problem.empty()) {
+        RunnerReply reply;
+        reply.status = RunnerStatus::Error;
+        reply.code = "bad-tensormap";
+        reply.message = problem;
+        return reply;
+    }
+    return request(formatTensorMapRequest(name, spec));
 }
 
 std::string defaultRunnerPath() {

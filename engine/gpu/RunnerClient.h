@@ -8,6 +8,8 @@
 // one client per thread).
 #pragma once
 
+#include "engine/gpu/TensorMapSpec.h"
+
 #include <chrono>
 #include <map>
 #include <optional>
@@ -23,6 +25,12 @@ struct RunnerOptions {
     std::vector<std::string> arguments;              // e.g. {"--fake"}
     std::chrono::milliseconds watchdog{10000};       // per request, unless the request passes its own
     std::chrono::milliseconds startupTimeout{10000}; // for the hello handshake
+    // Buffer writes and reads larger than this go out of band, through a file in a private directory
+    // (mode 0700) shared with the runner, with only its path on the line; smaller ones travel inline as
+    // base64. 0 sends everything out of band.
+    size_t outOfBandBytes = size_t(16) << 20;
+    // Where that directory is made: empty picks /dev/shm (memory, no disk) when writable, else $TMPDIR, else /tmp.
+    std::string transferParent;
 };
 
 enum class RunnerStatus {
@@ -83,6 +91,12 @@ public:
     // unspecified. The payload is decoded into `out` straight from the reply line: the reply's fields
     // have `bytes=` but no `base64=`.
     RunnerReply readBuffer(const std::string& buffer, std::vector<char>& out);
+    // `tensormap <name> ...` for a TMA tensor map over a buffer (TensorMapSpec.h); kernels then take it as
+    // args=tmap:<name>. A spec that breaks the driver's rules is answered here, without a request, as
+    // Error bad-tensormap with the same message the runner would give.
+    RunnerReply createTensorMap(const std::string& name, const TensorMapSpec& spec);
+    // The private transfer directory once an out-of-band transfer made it (removed by the destructor).
+    const std::string& transferDirectory() const { return m_transferDir; }
 
 private:
     enum class ReadResult { Line, Timeout, Eof, TooLong };
@@ -99,6 +113,8 @@ private:
     // readBuffer) instead of being kept in the reply's fields.
     RunnerReply exchange(const std::string& line, const std::string& payloadLine,
                          std::optional<std::chrono::milliseconds> timeout, std::vector<char>* base64Out);
+    // A fresh file name in the private transfer directory (made on first use); empty with `error` set.
+    std::string transferFile(std::string& error);
 
     RunnerOptions m_options;
     pid_t m_pid = -1;
@@ -111,6 +127,8 @@ private:
     std::string m_stderrTail;
     RunnerReply m_hello;
     int m_restarts = 0;
+    std::string m_transferDir;
+    unsigned m_transferCount = 0;
 };
 
 // tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.
