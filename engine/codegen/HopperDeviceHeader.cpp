@@ -14,7 +14,8 @@ namespace tb::codegen {
 
 namespace {
 
-const char* kMbarrierText = R"CUDA(// mbarriers (64-bit shared objects, addressed by 32-bit shared-window addresses): one thread initializes
+const char* kMbarrierText =
+    R"CUDA(// mbarriers (64-bit shared objects, addressed by 32-bit shared-window addresses): one thread initializes
 // with the arrival count, then fence.mbarrier_init makes the init visible to the async proxy (TMA) and a
 // block barrier to the other threads. Phases alternate; a waiter passes once the phase of `parity` completed.
 static __device__ __forceinline__ void tb_mbarrier_init(unsigned bar, unsigned count) {
@@ -59,7 +60,8 @@ static __device__ __forceinline__ void tb_fence_proxy_async() {
 
 )CUDA";
 
-const char* kTensorMapText = R"CUDA(// A TMA tensor map: the 128 opaque bytes cuTensorMapEncodeTiled wrote, passed by value as
+const char* kTensorMapText =
+    R"CUDA(// A TMA tensor map: the 128 opaque bytes cuTensorMapEncodeTiled wrote, passed by value as
 // `const __grid_constant__ tb_tensormap name`; device code passes &name to the tb_tma_* helpers.
 struct __align__(64) tb_tensormap { tb_u64 opaque[16]; };
 static __device__ __forceinline__ void tb_prefetch_tensormap(const tb_tensormap* map) {
@@ -72,7 +74,8 @@ static __device__ __forceinline__ tb_u64 tb_policy_evict_normal() {
 
 )CUDA";
 
-const char* kWgmmaSyncText = R"CUDA(// wgmma (sm_90a): a warpgroup (4 consecutive warps, the first warp index divisible by 4) issues
+const char* kWgmmaSyncText =
+    R"CUDA(// wgmma (sm_90a): a warpgroup (4 consecutive warps, the first warp index divisible by 4) issues
 // mma_async collectively. wgmma.fence before the first mma_async of a batch (and whenever the accumulators
 // were touched by other instructions), commit_group closes a batch, wait_group<N> leaves at most N batches
 // in flight. tb_wgmma_fence_regs keeps the compiler from moving accumulator reads above the wait.
@@ -111,7 +114,8 @@ static __device__ __forceinline__ tb_u64 tb_wgmma_desc_add(tb_u64 desc, unsigned
 
 )CUDA";
 
-const char* kSetmaxnregText = R"CUDA(// Register reallocation between warpgroups (sm_90a): needs a register cap at kernel entry
+const char* kSetmaxnregText =
+    R"CUDA(// Register reallocation between warpgroups (sm_90a): needs a register cap at kernel entry
 // (__launch_bounds__(threads, 1)); each warpgroup's role in one branch of an if/else.
 template <int N> static __device__ __forceinline__ void tb_setmaxnreg_inc() {
     static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
@@ -124,7 +128,8 @@ template <int N> static __device__ __forceinline__ void tb_setmaxnreg_dec() {
 
 )CUDA";
 
-const char* kStmatrixText = R"CUDA(// stmatrix (sm_90): the inverse of ldmatrix, 8x8 b16 matrices from registers to shared memory, one 16-byte
+const char* kStmatrixText =
+    R"CUDA(// stmatrix (sm_90): the inverse of ldmatrix, 8x8 b16 matrices from registers to shared memory, one 16-byte
 // row address per lane (lanes 0-7 matrix 0, 8-15 matrix 1, ...), for epilogues staged through shared memory.
 static __device__ __forceinline__ void tb_stmatrix_x1(unsigned smem, unsigned r0) {
     asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" :: "r"(smem), "r"(r0) : "memory");
@@ -151,7 +156,8 @@ static __device__ __forceinline__ void tb_stmatrix_x4_trans(unsigned smem, unsig
 
 )CUDA";
 
-const char* kWarpHelpersText = R"CUDA(// One lane of the warp (elect.sync), the warp-uniform warpgroup index, and named barriers (ids 1..15; 0
+const char* kWarpHelpersText =
+    R"CUDA(// One lane of the warp (elect.sync), the warp-uniform warpgroup index, and named barriers (ids 1..15; 0
 // is __syncthreads) for syncing a subset of warps, e.g. the consumer warpgroups only.
 static __device__ __forceinline__ bool tb_elect_one() {
     unsigned elected;
@@ -193,21 +199,25 @@ std::string coordInputs(int rank) {
 }
 
 std::string tmaLoadText() {
-    std::string s = "// TMA tensor loads: the box at coordinates (c0 innermost, ...) into shared memory at `dst` (aligned "
-                    "to 128 B,\n// 1024 B for 128B swizzle), completing `bar`'s transaction count with the bytes "
-                    "delivered; out-of-bounds\n// elements are filled (zero unless the map asks for NaN). _hint: an "
-                    "L2 cache policy (createpolicy).\n";
+    std::string s =
+        "// TMA tensor loads: the box at coordinates (c0 innermost, ...) into shared memory at `dst` "
+        "(aligned "
+        "to 128 B,\n// 1024 B for 128B swizzle), completing `bar`'s transaction count with the bytes "
+        "delivered; out-of-bounds\n// elements are filled (zero unless the map asks for NaN). _hint: an "
+        "L2 cache policy (createpolicy).\n";
     for (int rank = 1; rank <= 5; ++rank) {
         std::string d = std::to_string(rank) + "d";
         std::string coords = operandList(3, rank);
         s += "static __device__ __forceinline__ void tb_tma_load_" + d +
              "(unsigned dst, const tb_tensormap* map, unsigned bar" + coordParams(rank) + ") {\n";
         s += "    asm volatile(\"cp.async.bulk.tensor." + d +
-             ".shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " + coords + "], [%2];\"\n";
+             ".shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " + coords +
+             "], [%2];\"\n";
         s += "                 :: \"r\"(dst), \"l\"((tb_u64)map), \"r\"(bar)" + coordInputs(rank) +
              " : \"memory\");\n}\n";
         s += "static __device__ __forceinline__ void tb_tma_load_" + d +
-             "_hint(unsigned dst, const tb_tensormap* map, unsigned bar" + coordParams(rank) + ", tb_u64 policy) {\n";
+             "_hint(unsigned dst, const tb_tensormap* map, unsigned bar" + coordParams(rank) +
+             ", tb_u64 policy) {\n";
         s += "    asm volatile(\"cp.async.bulk.tensor." + d +
              ".shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, " + coords +
              "], [%2], %" + std::to_string(3 + rank) + ";\"\n";
@@ -218,17 +228,19 @@ std::string tmaLoadText() {
 }
 
 std::string tmaStoreText() {
-    std::string s = "// TMA tensor stores: shared memory at `src` to the box at (c0, ...) of the map (elements outside "
-                    "the tensor\n// are not written), as a bulk async-group: fence.proxy.async after writing `src`, "
-                    "commit, then\n// tb_tma_store_wait<N> (until at most N groups still read shared memory) before "
-                    "reusing `src`.\n";
+    std::string s =
+        "// TMA tensor stores: shared memory at `src` to the box at (c0, ...) of the map (elements outside "
+        "the tensor\n// are not written), as a bulk async-group: fence.proxy.async after writing `src`, "
+        "commit, then\n// tb_tma_store_wait<N> (until at most N groups still read shared memory) before "
+        "reusing `src`.\n";
     for (int rank = 1; rank <= 5; ++rank) {
         std::string d = std::to_string(rank) + "d";
-        s += "static __device__ __forceinline__ void tb_tma_store_" + d + "(const tb_tensormap* map, unsigned src" +
-             coordParams(rank) + ") {\n";
+        s += "static __device__ __forceinline__ void tb_tma_store_" + d +
+             "(const tb_tensormap* map, unsigned src" + coordParams(rank) + ") {\n";
         s += "    asm volatile(\"cp.async.bulk.tensor." + d + ".global.shared::cta.tile.bulk_group [%0, " +
              operandList(2, rank) + "], [%1];\"\n";
-        s += "                 :: \"l\"((tb_u64)map), \"r\"(src)" + coordInputs(rank) + " : \"memory\");\n}\n";
+        s +=
+            "                 :: \"l\"((tb_u64)map), \"r\"(src)" + coordInputs(rank) + " : \"memory\");\n}\n";
     }
     s += R"CUDA(static __device__ __forceinline__ void tb_tma_store_commit() {
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -278,9 +290,9 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
                        std::to_string(next + 2) + (rs ? "" : ", %" + std::to_string(next + 3));
 
     std::string s;
-    s += "// wgmma.mma_async " + ptxShape + " ." + accumName(shape.accum) + " += ." + ab + " x ." + ab + ", A from " +
-         (rs ? "registers (4 x b32 per thread)" : "a shared-memory descriptor") + ", B from a descriptor; " +
-         std::to_string(regs) + " accumulator registers.\n";
+    s += "// wgmma.mma_async " + ptxShape + " ." + accumName(shape.accum) + " += ." + ab + " x ." + ab +
+         ", A from " + (rs ? "registers (4 x b32 per thread)" : "a shared-memory descriptor") +
+         ", B from a descriptor; " + std::to_string(regs) + " accumulator registers.\n";
     s += "// scaleD = 0 overwrites the accumulators; Trans = 1 reads that operand MN-major.\n";
     s += rs ? "template <int ScaleA = 1, int ScaleB = 1, int TransB = 0>\n"
             : "template <int ScaleA = 1, int ScaleB = 1, int TransA = 0, int TransB = 0>\n";
@@ -288,8 +300,8 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
          std::to_string(regs) + "], " + (rs ? "const unsigned (&a)[4]" : "tb_u64 descA") +
          ", tb_u64 descB, int scaleD) {\n";
     s += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(scaleOp) + ", 0;\\n\"\n";
-    s += "                 \"wgmma.mma_async.sync.aligned." + ptxShape + "." + accumName(shape.accum) + "." + ab + "." +
-         ab + " \"\n";
+    s += "                 \"wgmma.mma_async.sync.aligned." + ptxShape + "." + accumName(shape.accum) + "." +
+         ab + "." + ab + " \"\n";
     std::string line = "                 \"{";
     for (int i = 0; i < regs; ++i) {
         std::string item = "%" + std::to_string(i) + (i + 1 < regs ? ", " : "");
@@ -304,7 +316,8 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
     line = "                 : ";
     const char* constraint = f32 ? "\"+f\"" : "\"+r\"";
     for (int i = 0; i < regs; ++i) {
-        std::string item = std::string(constraint) + "(d[" + std::to_string(i) + "])" + (i + 1 < regs ? ", " : "");
+        std::string item =
+            std::string(constraint) + "(d[" + std::to_string(i) + "])" + (i + 1 < regs ? ", " : "");
         if (line.size() + item.size() > 110) {
             s += line + "\n";
             line = "                   ";
@@ -319,7 +332,8 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
 }
 
 auto shapeKey(const WgmmaShape& s) {
-    return std::make_tuple(static_cast<int>(s.operand), static_cast<int>(s.accum), static_cast<int>(s.aForm), s.n);
+    return std::make_tuple(static_cast<int>(s.operand), static_cast<int>(s.accum), static_cast<int>(s.aForm),
+                           s.n);
 }
 
 } // namespace
@@ -333,8 +347,8 @@ std::string wgmmaShapeProblem(const WgmmaShape& shape) {
 }
 
 std::string wgmmaShapeName(const WgmmaShape& shape) {
-    return "m64n" + std::to_string(shape.n) + "k16_" + accumName(shape.accum) + "_" + operandName(shape.operand) +
-           (shape.aForm == WgmmaShape::AForm::SS ? "_ss" : "_rs");
+    return "m64n" + std::to_string(shape.n) + "k16_" + accumName(shape.accum) + "_" +
+           operandName(shape.operand) + (shape.aForm == WgmmaShape::AForm::SS ? "_ss" : "_rs");
 }
 
 std::string wgmmaFunctionName(const WgmmaShape& shape) {
@@ -351,7 +365,8 @@ bool parseWgmmaShape(const std::string& text, WgmmaShape& shape, std::string* er
     size_t start = 0;
     for (;;) {
         size_t underscore = text.find('_', start);
-        parts.push_back(text.substr(start, underscore == std::string::npos ? std::string::npos : underscore - start));
+        parts.push_back(
+            text.substr(start, underscore == std::string::npos ? std::string::npos : underscore - start));
         if (underscore == std::string::npos)
             break;
         start = underscore + 1;
@@ -395,7 +410,8 @@ int wgmmaAccumulatorRegisters(const WgmmaShape& shape) {
 }
 
 std::string hopperDeviceHeader(const HopperHeaderNeeds& needs) {
-    std::string s = "// ---- TileBench sm_90a helpers (mbarrier, TMA, wgmma, setmaxnreg; after the portable helpers) ----\n";
+    std::string s = "// ---- TileBench sm_90a helpers (mbarrier, TMA, wgmma, setmaxnreg; after the portable "
+                    "helpers) ----\n";
     if (needs.mbarrier)
         s += kMbarrierText;
     if (needs.tmaLoad || needs.tmaStore)

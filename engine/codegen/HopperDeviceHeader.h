@@ -42,13 +42,13 @@ std::string wgmmaFunctionName(const WgmmaShape& shape);
 int wgmmaAccumulatorRegisters(const WgmmaShape& shape);
 
 struct HopperHeaderNeeds {
-    bool mbarrier = true;   // tb_mbarrier_*, tb_fence_mbarrier_init, tb_fence_proxy_async
-    bool tmaLoad = true;    // tb_tma_load_{1..5}d[_hint], tb_prefetch_tensormap
-    bool tmaStore = true;   // tb_tma_store_{1..5}d, tb_tma_store_commit, tb_tma_store_wait<N>
-    bool wgmmaSync = true;  // tb_wgmma_desc, tb_wgmma_fence, tb_wgmma_commit, tb_wgmma_wait<N>
-    bool setmaxnreg = true; // tb_setmaxnreg_inc<N>, tb_setmaxnreg_dec<N>
-    bool stmatrix = true;   // tb_stmatrix_x{1,2,4}[_trans]
-    bool warpHelpers = true; // tb_elect_one, tb_named_barrier_sync/arrive, tb_warpgroup_index
+    bool mbarrier = true;          // tb_mbarrier_*, tb_fence_mbarrier_init, tb_fence_proxy_async
+    bool tmaLoad = true;           // tb_tma_load_{1..5}d[_hint], tb_prefetch_tensormap
+    bool tmaStore = true;          // tb_tma_store_{1..5}d, tb_tma_store_commit, tb_tma_store_wait<N>
+    bool wgmmaSync = true;         // tb_wgmma_desc, tb_wgmma_fence, tb_wgmma_commit, tb_wgmma_wait<N>
+    bool setmaxnreg = true;        // tb_setmaxnreg_inc<N>, tb_setmaxnreg_dec<N>
+    bool stmatrix = true;          // tb_stmatrix_x{1,2,4}[_trans]
+    bool warpHelpers = true;       // tb_elect_one, tb_named_barrier_sync/arrive, tb_warpgroup_index
     std::vector<WgmmaShape> wgmma; // one wrapper each (duplicates are emitted once)
 };
 

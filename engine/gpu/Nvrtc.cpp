@@ -271,7 +271,8 @@ std::string findCudaTool(const char* tool) {
         std::string all = path;
         for (size_t start = 0; start <= all.size();) {
             size_t colon = all.find(':', start);
-            std::string dir = all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+            std::string dir =
+                all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
             if (!dir.empty())
                 dirs.push_back(dir);
             if (colon == std::string::npos)
@@ -333,8 +334,8 @@ std::optional<std::string> disassembleSass(const std::vector<char>& cubin, std::
     std::string nvdisasm = findCudaTool("nvdisasm");
     std::string cuobjdump = findCudaTool("cuobjdump");
     if (nvdisasm.empty() && cuobjdump.empty())
-        return fail(
-            "neither nvdisasm nor cuobjdump is installed (looked in $CUDA_HOME/bin, /usr/local/cuda/bin and $PATH)");
+        return fail("neither nvdisasm nor cuobjdump is installed (looked in $CUDA_HOME/bin, "
+                    "/usr/local/cuda/bin and $PATH)");
 
     const char* tmpdir = std::getenv("TMPDIR");
     std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tilebench-sass-XXXXXX.cubin";

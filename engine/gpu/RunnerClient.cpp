@@ -539,7 +539,8 @@ bool writeWholeFile(const std::string& path, const void* data, size_t bytes, std
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            error = "cannot write " + std::to_string(bytes) + " bytes to " + path + ": " + std::strerror(errno);
+            error =
+                "cannot write " + std::to_string(bytes) + " bytes to " + path + ": " + std::strerror(errno);
             ::close(fd);
             return false;
         }
@@ -568,7 +569,8 @@ bool readWholeFile(const std::string& path, std::vector<char>& out, std::string&
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            error = "cannot read the runner's file " + path + ": " + (n == 0 ? "it is shorter than it was" : std::strerror(errno));
+            error = "cannot read the runner's file " + path + ": " +
+                    (n == 0 ? "it is shorter than it was" : std::strerror(errno));
             ::close(fd);
             return false;
         }
@@ -585,7 +587,8 @@ RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* dat
         // Out of band: the line carries the path; the runner copies from the mapped file to the device.
         std::string error, path = transferFile(error);
         if (!path.empty() && writeWholeFile(path, data, bytes, error)) {
-            RunnerReply reply = request("write " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path));
+            RunnerReply reply =
+                request("write " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path));
             ::unlink(path.c_str());
             return reply;
         }
@@ -595,8 +598,8 @@ RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* dat
             RunnerReply reply;
             reply.status = RunnerStatus::Error;
             reply.code = "io-error";
-            reply.message = std::to_string(bytes) + " bytes are too many for a line and could not go out of band: " +
-                            error;
+            reply.message = std::to_string(bytes) +
+                            " bytes are too many for a line and could not go out of band: " + error;
             return reply;
         }
     }
@@ -611,15 +614,17 @@ RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char
     std::string error, path = transferFile(error);
     std::string line = "read " + escapeProtocolValue(buffer);
     if (!path.empty())
-        line += " file=" + escapeProtocolValue(path) + " inline_max=" + std::to_string(m_options.outOfBandBytes);
+        line +=
+            " file=" + escapeProtocolValue(path) + " inline_max=" + std::to_string(m_options.outOfBandBytes);
     RunnerReply reply = exchange(line, std::string(), std::nullopt, &out);
     releaseLargeBuffers();
     if (reply.ok() && reply.fields.count("file")) {
         if (reply.field("file") != path || !readWholeFile(path, out, error)) {
             reply.status = RunnerStatus::Error;
             reply.code = "io-error";
-            reply.message = reply.field("file") != path ? "the runner wrote " + reply.field("file") + ", not " + path
-                                                        : error;
+            reply.message = reply.field("file") != path
+                                ? "the runner wrote " + reply.field("file") + ", not " + path
+                                : error;
         }
         reply.fields.erase("file");
     }

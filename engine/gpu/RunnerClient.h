@@ -29,7 +29,8 @@ struct RunnerOptions {
     // (mode 0700) shared with the runner, with only its path on the line; smaller ones travel inline as
     // base64. 0 sends everything out of band.
     size_t outOfBandBytes = size_t(16) << 20;
-    // Where that directory is made: empty picks /dev/shm (memory, no disk) when writable, else $TMPDIR, else /tmp.
+    // Where that directory is made: empty picks /dev/shm (memory, no disk) when writable, else $TMPDIR, else
+    // /tmp.
     std::string transferParent;
 };
 

@@ -16,10 +16,10 @@ struct DtypeName {
 };
 
 constexpr DtypeName kDtypes[] = {
-    {"u8", TensorMapDtype::U8},       {"i8", TensorMapDtype::U8},        {"u16", TensorMapDtype::U16},
-    {"i16", TensorMapDtype::U16},     {"u32", TensorMapDtype::U32},      {"i32", TensorMapDtype::I32},
-    {"u64", TensorMapDtype::U64},     {"i64", TensorMapDtype::I64},      {"f16", TensorMapDtype::F16},
-    {"f32", TensorMapDtype::F32},     {"f64", TensorMapDtype::F64},      {"bf16", TensorMapDtype::BF16},
+    {"u8", TensorMapDtype::U8},         {"i8", TensorMapDtype::U8},     {"u16", TensorMapDtype::U16},
+    {"i16", TensorMapDtype::U16},       {"u32", TensorMapDtype::U32},   {"i32", TensorMapDtype::I32},
+    {"u64", TensorMapDtype::U64},       {"i64", TensorMapDtype::I64},   {"f16", TensorMapDtype::F16},
+    {"f32", TensorMapDtype::F32},       {"f64", TensorMapDtype::F64},   {"bf16", TensorMapDtype::BF16},
     {"f32ftz", TensorMapDtype::F32Ftz}, {"tf32", TensorMapDtype::TF32}, {"tf32ftz", TensorMapDtype::TF32Ftz},
 };
 
@@ -64,10 +64,14 @@ const char* l2Name(TensorMapL2Promotion p) {
 }
 
 int swizzleSpanBytes(TensorMapSwizzle s) {
-    return s == TensorMapSwizzle::B32 ? 32 : s == TensorMapSwizzle::B64 ? 64 : s == TensorMapSwizzle::B128 ? 128 : 0;
+    return s == TensorMapSwizzle::B32    ? 32
+           : s == TensorMapSwizzle::B64  ? 64
+           : s == TensorMapSwizzle::B128 ? 128
+                                         : 0;
 }
 
-template <typename T, size_t N> std::string joined(const std::array<T, N>& values, int count) {
+template <typename T, size_t N>
+std::string joined(const std::array<T, N>& values, int count) {
     std::string s;
     for (int i = 0; i < count; ++i)
         s += (i ? "," : "") + std::to_string(values[static_cast<size_t>(i)]);
@@ -183,12 +187,14 @@ std::string tensorMapProblem(const TensorMapSpec& spec, uint64_t globalAddress, 
                ") needs rank 3..5, not " + std::to_string(rank);
     const uint64_t addressAlign = spec.interleave == TensorMapInterleave::B32 ? 32 : 16;
     if (globalAddress % addressAlign != 0)
-        return "the global address 0x" + [&] {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(globalAddress));
-            return std::string(buf);
-        }() + " (buffer + offset " + std::to_string(spec.offsetBytes) + ") is not " + std::to_string(addressAlign) +
-               "-byte aligned";
+        return "the global address 0x" +
+               [&] {
+                   char buf[32];
+                   std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(globalAddress));
+                   return std::string(buf);
+               }() +
+               " (buffer + offset " + std::to_string(spec.offsetBytes) + ") is not " +
+               std::to_string(addressAlign) + "-byte aligned";
     for (int i = 0; i < rank; ++i) {
         uint64_t d = spec.dims[static_cast<size_t>(i)];
         if (d == 0 || d > (uint64_t(1) << 32))
@@ -211,8 +217,8 @@ std::string tensorMapProblem(const TensorMapSpec& spec, uint64_t globalAddress, 
     }
     const uint64_t innerBytes = uint64_t(spec.box[0]) * uint64_t(elem);
     if (spec.interleave == TensorMapInterleave::None && innerBytes % 16 != 0)
-        return "box[0] is " + std::to_string(spec.box[0]) + " elements x " + std::to_string(elem) + " bytes = " +
-               std::to_string(innerBytes) + " bytes, not a multiple of 16";
+        return "box[0] is " + std::to_string(spec.box[0]) + " elements x " + std::to_string(elem) +
+               " bytes = " + std::to_string(innerBytes) + " bytes, not a multiple of 16";
     for (int i = 0; i < rank; ++i) {
         uint32_t e = spec.elementStrides[static_cast<size_t>(i)];
         if (e == 0 || e > 8)
@@ -220,8 +226,9 @@ std::string tensorMapProblem(const TensorMapSpec& spec, uint64_t globalAddress, 
     }
     if (spec.interleave == TensorMapInterleave::None && spec.swizzle != TensorMapSwizzle::None &&
         innerBytes > static_cast<uint64_t>(swizzleSpanBytes(spec.swizzle)))
-        return "box[0] is " + std::to_string(spec.box[0]) + " elements x " + std::to_string(elem) + " bytes = " +
-               std::to_string(innerBytes) + " bytes, more than the " + swizzleName(spec.swizzle) + " swizzle span";
+        return "box[0] is " + std::to_string(spec.box[0]) + " elements x " + std::to_string(elem) +
+               " bytes = " + std::to_string(innerBytes) + " bytes, more than the " +
+               swizzleName(spec.swizzle) + " swizzle span";
     if (spec.interleave == TensorMapInterleave::B32 && spec.swizzle != TensorMapSwizzle::B32)
         return "interleave=32B needs swizzle=32B, not swizzle=" + std::string(swizzleName(spec.swizzle));
     if (spec.oobFill == TensorMapOobFill::Nan && !isFloatTensorMapDtype(spec.dtype))
@@ -234,7 +241,8 @@ std::string tensorMapProblem(const TensorMapSpec& spec, uint64_t globalAddress, 
                    spec.strides[static_cast<size_t>(i - 1)];
         if (end > bufferBytes)
             return "the tensor reaches byte " +
-                   (end > UINT64_MAX ? std::string("2^64 or more") : std::to_string(static_cast<uint64_t>(end))) +
+                   (end > UINT64_MAX ? std::string("2^64 or more")
+                                     : std::to_string(static_cast<uint64_t>(end))) +
                    " of buffer '" + spec.buffer + "', which has " + std::to_string(bufferBytes);
     }
     return {};
@@ -246,14 +254,17 @@ std::string formatTensorMapRequest(const std::string& name, const TensorMapSpec&
            " dims=" + joined(spec.dims, spec.rank) + " strides=" + joined(spec.strides, spec.rank - 1) +
            " box=" + joined(spec.box, spec.rank) + " elem_strides=" + joined(spec.elementStrides, spec.rank) +
            " interleave=" + interleaveName(spec.interleave) + " swizzle=" + swizzleName(spec.swizzle) +
-           " l2=" + l2Name(spec.l2Promotion) + " oob=" + (spec.oobFill == TensorMapOobFill::Nan ? "nan" : "zero") +
+           " l2=" + l2Name(spec.l2Promotion) +
+           " oob=" + (spec.oobFill == TensorMapOobFill::Nan ? "nan" : "zero") +
            " offset=" + std::to_string(spec.offsetBytes);
 }
 
-bool parseTensorMapRequest(const ProtocolLine& r, std::string& name, TensorMapSpec& spec, std::string& error) {
-    const std::string usage = "usage: tensormap <name> <buffer> dtype=<t> rank=<1..5> dims=d0,.. strides=s1,.. "
-                              "box=b0,.. [elem_strides=] [interleave=none|16B|32B] [swizzle=none|32B|64B|128B] "
-                              "[l2=none|64B|128B|256B] [oob=zero|nan] [offset=<bytes>]";
+bool parseTensorMapRequest(const ProtocolLine& r, std::string& name, TensorMapSpec& spec,
+                           std::string& error) {
+    const std::string usage =
+        "usage: tensormap <name> <buffer> dtype=<t> rank=<1..5> dims=d0,.. strides=s1,.. "
+        "box=b0,.. [elem_strides=] [interleave=none|16B|32B] [swizzle=none|32B|64B|128B] "
+        "[l2=none|64B|128B|256B] [oob=zero|nan] [offset=<bytes>]";
     if (r.words.size() != 2) {
         error = usage;
         return false;
@@ -262,8 +273,9 @@ bool parseTensorMapRequest(const ProtocolLine& r, std::string& name, TensorMapSp
     name = r.words[0];
     s.buffer = r.words[1];
     if (!parseTensorMapDtype(r.field("dtype"), s.dtype)) {
-        error = "dtype '" + r.field("dtype") + "' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f32ftz tf32 "
-                                                "tf32ftz f64";
+        error = "dtype '" + r.field("dtype") +
+                "' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f32ftz tf32 "
+                "tf32ftz f64";
         return false;
     }
     const std::string rankText = r.field("rank");
@@ -282,7 +294,8 @@ bool parseTensorMapRequest(const ProtocolLine& r, std::string& name, TensorMapSp
             return true;
         if (!parseList(r.field(key), count, max, out)) {
             error = std::string(key) + "=" + r.field(key) + " is not " + std::to_string(count) +
-                    " comma-separated whole numbers" + (count == 0 ? " (rank 1 has no strides: leave it empty)" : "");
+                    " comma-separated whole numbers" +
+                    (count == 0 ? " (rank 1 has no strides: leave it empty)" : "");
             return false;
         }
         return true;

@@ -23,13 +23,13 @@ enum class TensorMapL2Promotion { None, B64, B128, B256 };
 enum class TensorMapOobFill { Zero, Nan }; // NaN: CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
 
 struct TensorMapSpec {
-    std::string buffer;         // the runner buffer the map addresses
-    uint64_t offsetBytes = 0;   // global address = the buffer's address + offset
+    std::string buffer;       // the runner buffer the map addresses
+    uint64_t offsetBytes = 0; // global address = the buffer's address + offset
     TensorMapDtype dtype = TensorMapDtype::F16;
-    int rank = 2;                         // 1..5
-    std::array<uint64_t, 5> dims{};       // elements, innermost first
-    std::array<uint64_t, 4> strides{};    // bytes, of dims 1..rank-1
-    std::array<uint32_t, 5> box{};        // elements, innermost first
+    int rank = 2;                      // 1..5
+    std::array<uint64_t, 5> dims{};    // elements, innermost first
+    std::array<uint64_t, 4> strides{}; // bytes, of dims 1..rank-1
+    std::array<uint32_t, 5> box{};     // elements, innermost first
     std::array<uint32_t, 5> elementStrides{1, 1, 1, 1, 1};
     TensorMapInterleave interleave = TensorMapInterleave::None;
     TensorMapSwizzle swizzle = TensorMapSwizzle::None;
@@ -62,6 +62,7 @@ std::string tensorMapProblem(const TensorMapSpec& spec, uint64_t globalAddress, 
 std::string formatTensorMapRequest(const std::string& name, const TensorMapSpec& spec);
 // From a parsed `tensormap` request; false with `error` (a bad-request message) on malformed text. The
 // rules of tensorMapProblem are not applied here.
-bool parseTensorMapRequest(const ProtocolLine& request, std::string& name, TensorMapSpec& spec, std::string& error);
+bool parseTensorMapRequest(const ProtocolLine& request, std::string& name, TensorMapSpec& spec,
+                           std::string& error);
 
 } // namespace tb::gpu

@@ -161,7 +161,8 @@ bool deviceHeaderDirective(const std::string& value, std::string& text, std::str
 }
 
 // "NAME BUFFER field=value...": the runner's tensormap request, with products allowed in dims/strides/box.
-bool tensorMapDirective(const std::string& value, std::string& name, gpu::TensorMapSpec& map, std::string& error) {
+bool tensorMapDirective(const std::string& value, std::string& name, gpu::TensorMapSpec& map,
+                        std::string& error) {
     std::stringstream words(value);
     std::string word, line = "tensormap";
     while (words >> word) {

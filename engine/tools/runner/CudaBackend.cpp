@@ -288,8 +288,9 @@ BackendStatus CudaBackend::encodeTensorMap(const gpu::TensorMapSpec& spec, uint6
     if (!s.ok())
         return s;
     if (!m_api->tensorMapEncodeTiled)
-        return BackendStatus::error("bad-tensormap",
-                                    "this driver has no cuTensorMapEncodeTiled (a CUDA 12.0 or newer driver is needed)");
+        return BackendStatus::error(
+            "bad-tensormap",
+            "this driver has no cuTensorMapEncodeTiled (a CUDA 12.0 or newer driver is needed)");
     static_assert(sizeof(CUtensorMap) == sizeof(TensorMapBytes), "a CUtensorMap is 128 bytes");
     CUtensorMap map;
     cuuint64_t dims[5], strides[4];

@@ -38,7 +38,8 @@ std::optional<MappedFile> MappedFile::openForRead(const std::string& path, std::
     return f;
 }
 
-std::optional<MappedFile> MappedFile::createForWrite(const std::string& path, size_t bytes, std::string& error) {
+std::optional<MappedFile> MappedFile::createForWrite(const std::string& path, size_t bytes,
+                                                     std::string& error) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         error = "cannot create " + path + ": " + std::strerror(errno);

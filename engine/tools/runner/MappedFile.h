@@ -14,7 +14,8 @@ public:
     // The whole file, read-only. nullopt with `error` ("cannot open <path>: <why>").
     static std::optional<MappedFile> openForRead(const std::string& path, std::string& error);
     // A new or truncated file of exactly `bytes`, writable.
-    static std::optional<MappedFile> createForWrite(const std::string& path, size_t bytes, std::string& error);
+    static std::optional<MappedFile> createForWrite(const std::string& path, size_t bytes,
+                                                    std::string& error);
 
     MappedFile(MappedFile&& other) noexcept;
     MappedFile& operator=(MappedFile&& other) noexcept;

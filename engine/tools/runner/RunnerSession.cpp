@@ -504,7 +504,7 @@ bool RunnerSession::writeFromFile(const ProtocolLine& r) {
         return true;
     }
     BackendStatus s = file->size() ? m_backend.copyToDevice(it->second.address, file->data(), file->size())
-                                    : BackendStatus::success();
+                                   : BackendStatus::success();
     if (!s.ok())
         return finish(s);
     ok("write " + gpu::escapeProtocolValue(r.words[0]) + " bytes=" + std::to_string(file->size()));
@@ -524,7 +524,8 @@ bool RunnerSession::tensormap(const ProtocolLine& r) {
         return true;
     }
     // The driver's rules, checked here for both backends: the driver itself answers only INVALID_VALUE.
-    std::string problem = gpu::tensorMapProblem(spec, buffer->second.address + spec.offsetBytes, buffer->second.bytes);
+    std::string problem =
+        gpu::tensorMapProblem(spec, buffer->second.address + spec.offsetBytes, buffer->second.bytes);
     if (!problem.empty()) {
         error("bad-tensormap", problem);
         return true;
@@ -612,8 +613,9 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
         if (good && type == "tmap") {
             auto m = m_tensorMaps.find(text);
             if (m == m_tensorMaps.end()) {
-                error("unknown-tensormap", "argument " + std::to_string(storage.size()) + ": no tensor map '" +
-                                               text + "' (create it with a tensormap request)");
+                error("unknown-tensormap", "argument " + std::to_string(storage.size()) +
+                                               ": no tensor map '" + text +
+                                               "' (create it with a tensormap request)");
                 return false;
             }
             bytes.resize(sizeof(TensorMapBytes) + 64);
@@ -655,8 +657,9 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
             good = false;
         }
         if (!good) {
-            error("bad-argument", "argument " + std::to_string(storage.size()) + " '" + arg +
-                                      "' is not buf:<name>, tmap:<name>, i32:, u32:, i64:, u64:, f32: or f64:<value>");
+            error("bad-argument",
+                  "argument " + std::to_string(storage.size()) + " '" + arg +
+                      "' is not buf:<name>, tmap:<name>, i32:, u32:, i64:, u64:, f32: or f64:<value>");
             return false;
         }
         storage.push_back(std::move(bytes));

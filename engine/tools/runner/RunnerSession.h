@@ -76,7 +76,8 @@ private:
     bool read(const gpu::ProtocolLine& r);
     bool launchOrTime(const gpu::ProtocolLine& r, bool timed);
     bool tensormap(const gpu::ProtocolLine& r);
-    bool writeFromFile(const gpu::ProtocolLine& r); // write <buf> file=<path>, device copy from the mapped file
+    bool
+    writeFromFile(const gpu::ProtocolLine& r); // write <buf> file=<path>, device copy from the mapped file
 
     // Reads the cubin/data of a request from file=<path> or the base64 payload line.
     bool payloadBytes(const gpu::ProtocolLine& r, const std::string* payload, std::vector<char>& out);

@@ -83,7 +83,8 @@ TEST(RunnerTensorMapFake, BrokenRulesAreBadTensormapErrors) {
 TEST(RunnerTensorMapFake, TheClientBuilderChecksBeforeSending) {
     RunnerClient client(fakeRunner());
     ASSERT_TRUE(client.request("alloc b 524288").ok());
-    TensorMapSpec good = tensorMap2d("b", TensorMapDtype::BF16, 512, 512, 1024, 64, 64, TensorMapSwizzle::B128);
+    TensorMapSpec good =
+        tensorMap2d("b", TensorMapDtype::BF16, 512, 512, 1024, 64, 64, TensorMapSwizzle::B128);
     RunnerReply ok = client.createTensorMap("tB", good);
     ASSERT_TRUE(ok.ok()) << ok.message;
     EXPECT_EQ(ok.field("buffer"), "b");

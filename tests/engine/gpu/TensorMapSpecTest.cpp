@@ -1,8 +1,10 @@
 // TensorMapSpec: the driver's documented rules for cuTensorMapEncodeTiled, one rule per case with the
 // message it gives, and the protocol text round trip (format -> parse gives the same map).
-#include "engine/gpu/RunnerProtocol.h"
 #include "engine/gpu/TensorMapSpec.h"
 
+#include "engine/gpu/RunnerProtocol.h"
+
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -86,7 +88,8 @@ TEST(TensorMapSpec, InterleavedRules) {
     s.interleave = TensorMapInterleave::B32;
     s.swizzle = TensorMapSwizzle::B32;
     EXPECT_EQ(tensorMapProblem(s, 0x1000), "");
-    EXPECT_EQ(tensorMapProblem(s, 0x1010), "the global address 0x1010 (buffer + offset 0) is not 32-byte aligned");
+    EXPECT_EQ(tensorMapProblem(s, 0x1010),
+              "the global address 0x1010 (buffer + offset 0) is not 32-byte aligned");
     s.strides[1] = 1040;
     EXPECT_EQ(tensorMapProblem(s, 0x1000), "strides[1] = 1040 bytes (of dim 2) is not a multiple of 32");
     s.strides[1] = 1024;
@@ -105,20 +108,23 @@ TEST(TensorMapSpec, RequestTextRoundTrips) {
     s.oobFill = TensorMapOobFill::Nan;
     s.elementStrides = {1, 2, 1, 1, 1};
     std::string text = formatTensorMapRequest("t A", s);
-    EXPECT_EQ(text, "tensormap t%20A a dtype=f16 rank=2 dims=4096,4096 strides=8192 box=64,128 elem_strides=1,2 "
-                    "interleave=none swizzle=128B l2=256B oob=nan offset=4096");
+    EXPECT_EQ(text,
+              "tensormap t%20A a dtype=f16 rank=2 dims=4096,4096 strides=8192 box=64,128 elem_strides=1,2 "
+              "interleave=none swizzle=128B l2=256B oob=nan offset=4096");
     std::string name, error;
     TensorMapSpec back;
     ASSERT_TRUE(parseTensorMapRequest(parseProtocolLine(text), name, back, error)) << error;
     EXPECT_EQ(name, "t A");
     EXPECT_EQ(formatTensorMapRequest(name, back), text);
 
-    // Defaults: element strides 1, no interleave or swizzle, L2 128B, zero fill, offset 0; rank 1 has no strides.
-    ASSERT_TRUE(parseTensorMapRequest(parseProtocolLine("tensormap v buf dtype=bf16 rank=1 dims=100 box=64"), name,
-                                      back, error))
+    // Defaults: element strides 1, no interleave or swizzle, L2 128B, zero fill, offset 0; rank 1 has no
+    // strides.
+    ASSERT_TRUE(parseTensorMapRequest(parseProtocolLine("tensormap v buf dtype=bf16 rank=1 dims=100 box=64"),
+                                      name, back, error))
         << error;
-    EXPECT_EQ(formatTensorMapRequest(name, back), "tensormap v buf dtype=bf16 rank=1 dims=100 strides= box=64 "
-                                                  "elem_strides=1 interleave=none swizzle=none l2=128B oob=zero offset=0");
+    EXPECT_EQ(formatTensorMapRequest(name, back),
+              "tensormap v buf dtype=bf16 rank=1 dims=100 strides= box=64 "
+              "elem_strides=1 interleave=none swizzle=none l2=128B oob=zero offset=0");
 }
 
 TEST(TensorMapSpec, MalformedRequestsSayWhat) {
@@ -133,7 +139,8 @@ TEST(TensorMapSpec, MalformedRequestsSayWhat) {
     EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=7 dims=1 box=1"), "rank=7 is not 1..5");
     EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=2 dims=8,8,8 strides=16 box=8,8"),
               "dims=8,8,8 is not 2 comma-separated whole numbers");
-    EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=2 dims=8,8 box=8,8"), "strides= is missing (1 values)");
+    EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=2 dims=8,8 box=8,8"),
+              "strides= is missing (1 values)");
     EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=2 dims=8,8 strides=16 box=8,x"),
               "box=8,x is not 2 comma-separated whole numbers");
     EXPECT_EQ(parseError("tensormap t a dtype=f16 rank=2 dims=8,8 strides=16 box=8,8 swizzle=256B"),

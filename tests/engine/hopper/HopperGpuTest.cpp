@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -98,8 +100,9 @@ std::vector<uint16_t> randomMatrix(size_t count, uint32_t seed, bool bf16) {
     return v;
 }
 
-template <typename T> gpu::RunnerReply writeVector(gpu::RunnerClient& c, const std::string& name, const std::vector<T>& v,
-                                                   size_t extraBytes = 0) {
+template <typename T>
+gpu::RunnerReply writeVector(gpu::RunnerClient& c, const std::string& name, const std::vector<T>& v,
+                             size_t extraBytes = 0) {
     gpu::RunnerReply a = c.request("alloc " + name + " " + std::to_string(v.size() * sizeof(T) + extraBytes));
     if (!a.ok())
         return a;
@@ -123,12 +126,13 @@ TEST(HopperGpu, TmaCopyMovesARaggedMatrixExactly) {
     ASSERT_TRUE(writeVector(client, "dst", sentinel).ok());
     for (const char* name : {"src", "dst"}) {
         gpu::RunnerReply m = client.createTensorMap(
-            std::string("t") + name, gpu::tensorMap2d(name, gpu::TensorMapDtype::F32, rows, cols, cols * 4, 64, 32,
-                                                      gpu::TensorMapSwizzle::B128));
+            std::string("t") + name, gpu::tensorMap2d(name, gpu::TensorMapDtype::F32, rows, cols, cols * 4,
+                                                      64, 32, gpu::TensorMapSwizzle::B128));
         ASSERT_TRUE(m.ok()) << m.code << " " << m.message;
     }
-    gpu::RunnerReply launch = client.request("launch copy grid=" + std::to_string((cols + 31) / 32) + "," +
-                                             std::to_string((rows + 63) / 64) + " block=32 args=tmap:tsrc,tmap:tdst");
+    gpu::RunnerReply launch =
+        client.request("launch copy grid=" + std::to_string((cols + 31) / 32) + "," +
+                       std::to_string((rows + 63) / 64) + " block=32 args=tmap:tsrc,tmap:tdst");
     ASSERT_TRUE(launch.ok()) << launch.code << " " << launch.message;
     std::vector<char> raw;
     ASSERT_TRUE(client.readBuffer("dst", raw).ok());
@@ -138,7 +142,8 @@ TEST(HopperGpu, TmaCopyMovesARaggedMatrixExactly) {
     int mismatches = 0;
     for (size_t i = 0; i < src.size(); ++i)
         if (dst[i] != src[i] && ++mismatches <= 5)
-            ADD_FAILURE() << "dst[" << i / cols << "][" << i % cols << "] = " << dst[i] << ", expected " << src[i];
+            ADD_FAILURE() << "dst[" << i / cols << "][" << i % cols << "] = " << dst[i] << ", expected "
+                          << src[i];
     EXPECT_EQ(mismatches, 0);
 }
 
@@ -151,7 +156,7 @@ void checkGemm(const std::string& dtype, int m, int n, int k) {
     gpu::CudaCompileResult compiled = test::compileSm90a(spec.source, spec.kernel);
     ASSERT_TRUE(compiled.ok) << compiled.log;
     std::vector<uint16_t> a = randomMatrix(size_t(m) * k, 1, bf16), b = randomMatrix(size_t(k) * n, 2, bf16);
-    const size_t guard = 4096; // bytes after C that must stay untouched
+    const size_t guard = 4096;                                  // bytes after C that must stay untouched
     std::vector<uint16_t> c(size_t(m) * n + guard / 2, 0x7e00); // a NaN the kernel never writes (ReLU >= 0)
     gpu::RunnerClient client(gpuRunner());
     ASSERT_TRUE(client.loadCubin("gemm", "sm_90a", spec.kernel, compiled.cubin).ok());
@@ -159,17 +164,19 @@ void checkGemm(const std::string& dtype, int m, int n, int k) {
     ASSERT_TRUE(writeVector(client, "b", b).ok());
     ASSERT_TRUE(writeVector(client, "c", c).ok());
     const auto type = bf16 ? gpu::TensorMapDtype::BF16 : gpu::TensorMapDtype::F16;
-    ASSERT_TRUE(client.createTensorMap("tA", gpu::tensorMap2d("a", type, m, k, uint64_t(k) * 2, 128, 64,
-                                                              gpu::TensorMapSwizzle::B128))
+    ASSERT_TRUE(client
+                    .createTensorMap("tA", gpu::tensorMap2d("a", type, m, k, uint64_t(k) * 2, 128, 64,
+                                                            gpu::TensorMapSwizzle::B128))
                     .ok());
-    ASSERT_TRUE(client.createTensorMap("tB", gpu::tensorMap2d("b", type, k, n, uint64_t(n) * 2, 64, 64,
-                                                              gpu::TensorMapSwizzle::B128))
+    ASSERT_TRUE(client
+                    .createTensorMap("tB", gpu::tensorMap2d("b", type, k, n, uint64_t(n) * 2, 64, 64,
+                                                            gpu::TensorMapSwizzle::B128))
                     .ok());
     const int tiles = ((m + 127) / 128) * ((n + 255) / 256);
     gpu::RunnerReply launch = client.request("launch gemm grid=" + std::to_string(std::min(tiles, 132)) +
-                                             " block=384 smem=" + std::to_string(4 * 49152 + 1024) +
-                                             " args=tmap:tA,tmap:tB,buf:c,i32:" + std::to_string(m) + ",i32:" +
-                                             std::to_string(n) + ",i32:" + std::to_string(k));
+                                             " block=384 smem=" + std::to_string(4 * 49152 + 2048) +
+                                             " args=tmap:tA,tmap:tB,buf:c,i32:" + std::to_string(m) +
+                                             ",i32:" + std::to_string(n) + ",i32:" + std::to_string(k));
     ASSERT_TRUE(launch.ok()) << launch.code << " " << launch.message;
     std::vector<char> raw;
     ASSERT_TRUE(client.readBuffer("c", raw).ok());
@@ -198,8 +205,8 @@ void checkGemm(const std::string& dtype, int m, int n, int k) {
             const uint16_t bits = got[size_t(i) * n + j];
             const double v = bf16 ? fromBf16(bits) : fromF16(bits);
             if (!(std::fabs(v - ref) <= absTol + relTol * std::fabs(ref)) && ++bad <= 8)
-                ADD_FAILURE() << "c[" << i << "][" << j << "] = " << v << " (0x" << std::hex << bits << std::dec
-                              << "), expected " << ref;
+                ADD_FAILURE() << "c[" << i << "][" << j << "] = " << v << " (0x" << std::hex << bits
+                              << std::dec << "), expected " << ref;
         }
     }
     EXPECT_EQ(bad, 0);

@@ -45,8 +45,9 @@ TEST(HopperHeader, IllegalShapesSayWhy) {
     std::string error;
     WgmmaShape s;
     EXPECT_FALSE(parseWgmmaShape("m64n260k16_f32_f16_ss", s, &error));
-    EXPECT_EQ(error, "wgmma shape 'm64n260k16_f32_f16_ss' is not legal: n=260 is not a multiple of 8 in 8..256 "
-                     "(expected e.g. m64n256k16_f32_f16_ss)");
+    EXPECT_EQ(error,
+              "wgmma shape 'm64n260k16_f32_f16_ss' is not legal: n=260 is not a multiple of 8 in 8..256 "
+              "(expected e.g. m64n256k16_f32_f16_ss)");
     EXPECT_FALSE(parseWgmmaShape("m64n12k16_f32_f16_ss", s, &error));
     EXPECT_FALSE(parseWgmmaShape("m64n64k16_f16_bf16_ss", s, &error));
     EXPECT_NE(error.find("bf16 operands accumulate in f32 only"), std::string::npos) << error;
@@ -67,15 +68,18 @@ TEST(HopperHeader, EachWrapperListsItsAccumulators) {
     // tb_wgmma_fence_regs).
     EXPECT_EQ(occurrences(text, "\"+f\"(d["), 128 + 32 + 1);
     EXPECT_EQ(occurrences(text, "\"+r\"(d["), 2 + 1);
-    EXPECT_NE(text.find("tb_wgmma_m64n256k16_f32_f16_ss(float (&d)[128], tb_u64 descA, tb_u64 descB, int scaleD)"),
-              std::string::npos);
+    EXPECT_NE(
+        text.find("tb_wgmma_m64n256k16_f32_f16_ss(float (&d)[128], tb_u64 descA, tb_u64 descB, int scaleD)"),
+        std::string::npos);
     EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "), std::string::npos);
     EXPECT_NE(text.find("tb_wgmma_m64n8k16_f16_f16_ss(unsigned (&d)[2], tb_u64 descA"), std::string::npos);
     EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 "), std::string::npos);
     // RS: A in four registers, then B's descriptor, scale-d and three immediates (no transpose for A).
-    EXPECT_NE(text.find("tb_wgmma_m64n64k16_f32_bf16_rs(float (&d)[32], const unsigned (&a)[4], tb_u64 descB"),
-              std::string::npos);
-    EXPECT_NE(text.find("\"{%32, %33, %34, %35}, %36, p, %38, %39, %40;\\n}\\n\""), std::string::npos) << text;
+    EXPECT_NE(
+        text.find("tb_wgmma_m64n64k16_f32_bf16_rs(float (&d)[32], const unsigned (&a)[4], tb_u64 descB"),
+        std::string::npos);
+    EXPECT_NE(text.find("\"{%32, %33, %34, %35}, %36, p, %38, %39, %40;\\n}\\n\""), std::string::npos)
+        << text;
     EXPECT_NE(text.find("\"%128, %129, p, %131, %132, %133, %134;\\n}\\n\""), std::string::npos);
 }
 
@@ -91,12 +95,16 @@ TEST(HopperHeader, SectionsOnlyWhenNeededAndTheTextIsDeterministic) {
 
     HopperHeaderNeeds all;
     std::string text = hopperDeviceHeader(all);
-    for (const char* helper : {"tb_mbarrier_init", "tb_mbarrier_arrive_expect_tx", "tb_mbarrier_wait",
-                               "tb_mbarrier_inval", "tb_fence_mbarrier_init", "tb_fence_proxy_async",
-                               "tb_prefetch_tensormap", "tb_tma_load_5d_hint", "tb_tma_store_3d",
-                               "tb_tma_store_wait", "tb_wgmma_desc", "tb_wgmma_fence", "tb_wgmma_commit",
-                               "tb_wgmma_wait", "tb_setmaxnreg_inc", "tb_setmaxnreg_dec", "tb_stmatrix_x4_trans",
-                               "tb_elect_one", "tb_named_barrier_sync", "struct __align__(64) tb_tensormap"})
+    for (const char* helper : {"tb_mbarrier_init",       "tb_mbarrier_arrive_expect_tx",
+                               "tb_mbarrier_wait",       "tb_mbarrier_inval",
+                               "tb_fence_mbarrier_init", "tb_fence_proxy_async",
+                               "tb_prefetch_tensormap",  "tb_tma_load_5d_hint",
+                               "tb_tma_store_3d",        "tb_tma_store_wait",
+                               "tb_wgmma_desc",          "tb_wgmma_fence",
+                               "tb_wgmma_commit",        "tb_wgmma_wait",
+                               "tb_setmaxnreg_inc",      "tb_setmaxnreg_dec",
+                               "tb_stmatrix_x4_trans",   "tb_elect_one",
+                               "tb_named_barrier_sync",  "struct __align__(64) tb_tensormap"})
         EXPECT_NE(text.find(helper), std::string::npos) << helper;
 
     HopperHeaderNeeds a, b;

@@ -1,7 +1,8 @@
 // Every sm_90a primitive of the Hopper device header compiles with NVRTC for sm_90a and becomes the
-// expected SASS: HGMMA of the right shape for every legal N (8..256) and each form, UTMALDG/UTMASTG/UTMACCTL.PF
-// for TMA, SYNCS.* for mbarriers, USETMAXREG for setmaxnreg, STSM for stmatrix. SASS checks need nvdisasm
-// or cuobjdump ($CUDA_HOME/bin, /usr/local/cuda/bin or $PATH) and are skipped with the reason otherwise.
+// expected SASS: HGMMA of the right shape for every legal N (8..256) and each form,
+// UTMALDG/UTMASTG/UTMACCTL.PF for TMA, SYNCS.* for mbarriers, USETMAXREG for setmaxnreg, STSM for stmatrix.
+// SASS checks need nvdisasm or cuobjdump ($CUDA_HOME/bin, /usr/local/cuda/bin or $PATH) and are skipped with
+// the reason otherwise.
 #include "HopperTestSupport.h"
 #include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/HopperDeviceHeader.h"
@@ -104,19 +105,36 @@ std::string headerWith(const std::vector<WgmmaShape>& shapes) {
 
 TEST(HopperNvrtc, EveryPrimitiveCompilesToItsSass) {
     REQUIRE_NVRTC();
-    std::string source = headerWith({WgmmaShape{256}, WgmmaShape{8, WgmmaShape::Operand::F16, WgmmaShape::Accum::F16,
-                                                                  WgmmaShape::AForm::RS}}) +
-                         kPrimitivesKernel;
+    std::string source =
+        headerWith({WgmmaShape{256},
+                    WgmmaShape{8, WgmmaShape::Operand::F16, WgmmaShape::Accum::F16, WgmmaShape::AForm::RS}}) +
+        kPrimitivesKernel;
     gpu::CudaCompileResult r = test::compileSm90a(source, "primitives");
     ASSERT_TRUE(r.ok) << r.log;
     EXPECT_EQ(r.spillStoreBytes, 0) << r.log;
     EXPECT_EQ(test::ptxasWarnings(r.log), "");
     SASS_OR_SKIP(sass, r.cubin);
-    for (const char* op : {"UTMALDG.1D", "UTMALDG.2D", "UTMALDG.3D", "UTMALDG.4D", "UTMALDG.5D", "UTMASTG.2D",
-                           "UTMACCTL.PF", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-                           "SYNCS.CCTL.IV", "USETMAXREG.DEALLOC.CTAPOOL", "USETMAXREG.TRY_ALLOC.CTAPOOL",
-                           "HGMMA.64x256x16.F32", "HGMMA.64x8x16.F16", "WARPGROUP.ARRIVE", "WARPGROUP.DEPBAR.LE",
-                           "STSM.16.M88.4", "STSM.16.MT88.2", "ELECT", "UTMACMDFLUSH"})
+    for (const char* op : {"UTMALDG.1D",
+                           "UTMALDG.2D",
+                           "UTMALDG.3D",
+                           "UTMALDG.4D",
+                           "UTMALDG.5D",
+                           "UTMASTG.2D",
+                           "UTMACCTL.PF",
+                           "SYNCS.EXCH.64",
+                           "SYNCS.ARRIVE.TRANS64",
+                           "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+                           "SYNCS.CCTL.IV",
+                           "USETMAXREG.DEALLOC.CTAPOOL",
+                           "USETMAXREG.TRY_ALLOC.CTAPOOL",
+                           "HGMMA.64x256x16.F32",
+                           "HGMMA.64x8x16.F16",
+                           "WARPGROUP.ARRIVE",
+                           "WARPGROUP.DEPBAR.LE",
+                           "STSM.16.M88.4",
+                           "STSM.16.MT88.2",
+                           "ELECT",
+                           "UTMACMDFLUSH"})
         EXPECT_GE(test::countOpcode(sass, op), 1) << op << " missing from the SASS";
     EXPECT_EQ(test::countOpcode(sass, "HGMMA.64x256x16.F32"), 2);
 }

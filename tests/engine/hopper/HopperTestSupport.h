@@ -3,8 +3,8 @@
 #pragma once
 
 #include "engine/gpu/Nvrtc.h"
-#include "engine/support/Diagnostics.h"
 #include "engine/profile/CudaBenchSpec.h"
+#include "engine/support/Diagnostics.h"
 
 #include <fstream>
 #include <sstream>
@@ -34,7 +34,8 @@ inline int countOpcode(const std::string& sass, const std::string& opcode) {
     return count;
 }
 
-// The ptxas warning lines of a compile log ("ptxas warning : ... wgmma.mma_async instructions are serialized",
+// The ptxas warning lines of a compile log ("ptxas warning : ... wgmma.mma_async instructions are
+// serialized",
 // "... setmaxnreg ignored"): each one is a performance bug in a kernel that should have none.
 inline std::string ptxasWarnings(const std::string& log) {
     std::stringstream lines(log);

@@ -28,7 +28,7 @@ TEST(ReferenceKernels, DirectivesGiveTheHeaderTensorMapsAndLaunch) {
     EXPECT_NE(gemm.source.find("void tb_wgmma_m64n256k16_f32_f16_ss("), std::string::npos);
     EXPECT_LT(gemm.source.find("// ---- end of sm_90a helpers"), gemm.source.find("#define M 4096"));
     EXPECT_EQ(gemm.launchFields,
-              "grid=132 block=384 smem=197632 args=tmap:tA,tmap:tB,buf:c,i32:4096,i32:4096,i32:4096");
+              "grid=132 block=384 smem=198656 args=tmap:tA,tmap:tB,buf:c,i32:4096,i32:4096,i32:4096");
     ASSERT_EQ(gemm.tensorMaps.size(), 2u);
     EXPECT_EQ(gemm.tensorMaps[0].first, "tA");
     EXPECT_EQ(gpu::formatTensorMapRequest("tA", gemm.tensorMaps[0].second),
@@ -36,7 +36,8 @@ TEST(ReferenceKernels, DirectivesGiveTheHeaderTensorMapsAndLaunch) {
               "interleave=none swizzle=128B l2=128B oob=zero offset=0");
     EXPECT_EQ(gemm.gemmM, 4096);
 
-    profile::CudaBenchSpec bf16 = test::kernelSpec("gemm_tma_wgmma.cu", {{"DTYPE", "bf16"}, {"M", "1000"}}, &error);
+    profile::CudaBenchSpec bf16 =
+        test::kernelSpec("gemm_tma_wgmma.cu", {{"DTYPE", "bf16"}, {"M", "1000"}}, &error);
     ASSERT_FALSE(bf16.source.empty()) << error;
     EXPECT_NE(bf16.source.find("void tb_wgmma_m64n256k16_f32_bf16_ss("), std::string::npos);
     EXPECT_EQ(bf16.tensorMaps[0].second.dtype, gpu::TensorMapDtype::BF16);
@@ -49,9 +50,10 @@ TEST(ReferenceKernels, DirectivesGiveTheHeaderTensorMapsAndLaunch) {
     DiagnosticEngine diags;
     EXPECT_FALSE(profile::parseCudaBenchSpec(text, {{"BC", "64"}}, spec, diags));
     ASSERT_FALSE(diags.diagnostics().empty());
-    EXPECT_NE(diags.diagnostics()[0].message.find("box[0] is 64 elements x 4 bytes = 256 bytes, more than the 128B "
-                                                  "swizzle span"),
-              std::string::npos)
+    EXPECT_NE(
+        diags.diagnostics()[0].message.find("box[0] is 64 elements x 4 bytes = 256 bytes, more than the 128B "
+                                            "swizzle span"),
+        std::string::npos)
         << diags.diagnostics()[0].message;
 }
 
@@ -61,7 +63,8 @@ struct Compiled {
     std::string why;
 };
 
-Compiled compileKernel(const std::string& file, const std::vector<std::pair<std::string, std::string>>& params) {
+Compiled compileKernel(const std::string& file,
+                       const std::vector<std::pair<std::string, std::string>>& params) {
     Compiled c;
     std::string error;
     profile::CudaBenchSpec spec = test::kernelSpec(file, params, &error);

@@ -25,7 +25,7 @@
 // tilebench-buffer: c ${DTYPE} ${M}*${N} zero
 // tilebench-tensormap: tA a dtype=${DTYPE} rank=2 dims=${K},${M} strides=${K}*2 box=64,128 swizzle=128B
 // tilebench-tensormap: tB b dtype=${DTYPE} rank=2 dims=${N},${K} strides=${N}*2 box=64,64 swizzle=128B
-// tilebench-launch: grid=${SMS} block=384 smem=${STAGES}*49152+1024 args=tmap:tA,tmap:tB,buf:c,i32:${M},i32:${N},i32:${K}
+// tilebench-launch: grid=${SMS} block=384 smem=${STAGES}*49152+2048 args=tmap:tA,tmap:tB,buf:c,i32:${M},i32:${N},i32:${K}
 // tilebench-work: flops=2*${M}*${N}*${K} bytes=2*${M}*${K}+2*${K}*${N}+2*${M}*${N}
 // tilebench-gemm: m=${M} n=${N} k=${K}
 
@@ -61,8 +61,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     gemm_tma_wgmma(const __grid_constant__ tb_tensormap tA, const __grid_constant__ tb_tensormap tB,
                    unsigned short* __restrict__ c, int m, int n, int k) {
     extern __shared__ __align__(1024) unsigned char smemRaw[];
-    const unsigned base = (tb_smem_addr(smemRaw) + 1023u) & ~1023u; // 128B swizzle atoms: 1024-byte aligned
-    const unsigned bars = base + STAGES * STAGE_BYTES;              // full[s], then empty[s]
+    // 128B swizzle atoms start on 1024 bytes; the launch asks 2048 more than the stages for this and the
+    // barriers (full[s], then empty[s]) after them.
+    const unsigned base = (tb_smem_addr(smemRaw) + 1023u) & ~1023u;
+    const unsigned bars = base + STAGES * STAGE_BYTES;
     const int wg = tb_warpgroup_index();
     const int tilesM = (m + BM - 1) / BM, tilesN = (n + BN - 1) / BN, tiles = tilesM * tilesN;
     const int kBlocks = (k + BK - 1) / BK;
