@@ -4,7 +4,6 @@
 #include "engine/gpu/Base64.h"
 #include "engine/gpu/RunnerProtocol.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -14,7 +13,6 @@
 #include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -112,35 +110,11 @@ std::string RunnerReply::field(const std::string& key, const std::string& fallba
     return it == fields.end() ? fallback : it->second;
 }
 
-RunnerClient::RunnerClient(RunnerOptions options) : m_options(std::move(options)) {}
+RunnerClient::RunnerClient(RunnerOptions options)
+    : m_options(std::move(options)), m_transfers(m_options.transferParents) {}
 
 RunnerClient::~RunnerClient() {
     stop();
-    if (!m_transferDir.empty()) {
-        std::error_code ec; // only ever the private directory this client made
-        std::filesystem::remove_all(m_transferDir, ec);
-    }
-}
-
-std::string RunnerClient::transferFile(std::string& error) {
-    if (m_transferDir.empty()) {
-        std::string parent = m_options.transferParent;
-        if (parent.empty()) {
-            std::error_code ec;
-            const char* tmp = std::getenv("TMPDIR");
-            if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK | X_OK) == 0)
-                parent = "/dev/shm";
-            else
-                parent = tmp && *tmp ? tmp : "/tmp";
-        }
-        std::string pattern = parent + "/tilebench-transfer-XXXXXX";
-        if (!::mkdtemp(pattern.data())) { // mode 0700: only this user (and so the runner) can read it
-            error = "cannot make a transfer directory in " + parent + ": " + std::strerror(errno);
-            return {};
-        }
-        m_transferDir = pattern;
-    }
-    return m_transferDir + "/t" + std::to_string(++m_transferCount) + ".bin";
 }
 
 bool RunnerClient::spawn(std::string& error) {
@@ -524,76 +498,23 @@ RunnerReply RunnerClient::loadCubin(const std::string& moduleId, const std::stri
                    encodeBase64(cubin));
 }
 
-namespace {
-
-bool writeWholeFile(const std::string& path, const void* data, size_t bytes, std::string& error) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        error = "cannot create " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    const char* p = static_cast<const char*>(data);
-    size_t done = 0;
-    while (done < bytes) {
-        ssize_t n = ::write(fd, p + done, std::min<size_t>(bytes - done, size_t(1) << 30));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            error =
-                "cannot write " + std::to_string(bytes) + " bytes to " + path + ": " + std::strerror(errno);
-            ::close(fd);
-            return false;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::close(fd) != 0) {
-        error = "cannot write " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    return true;
-}
-
-bool readWholeFile(const std::string& path, std::vector<char>& out, std::string& error) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd < 0 || ::fstat(fd, &st) != 0) {
-        error = "cannot open the runner's file " + path + ": " + std::strerror(errno);
-        if (fd >= 0)
-            ::close(fd);
-        return false;
-    }
-    out.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < out.size()) {
-        ssize_t n = ::read(fd, out.data() + done, std::min<size_t>(out.size() - done, size_t(1) << 30));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            error = "cannot read the runner's file " + path + ": " +
-                    (n == 0 ? "it is shorter than it was" : std::strerror(errno));
-            ::close(fd);
-            return false;
-        }
-        done += static_cast<size_t>(n);
-    }
-    ::close(fd);
-    return true;
-}
-
-} // namespace
-
 RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* data, size_t bytes) {
     if (bytes > m_options.outOfBandBytes) {
         // Out of band: the line carries the path; the runner copies from the mapped file to the device.
-        std::string error, path = transferFile(error);
-        if (!path.empty() && writeWholeFile(path, data, bytes, error)) {
+        std::string error;
+        for (size_t i = 0; i < m_transfers.parentCount(); ++i) {
+            std::string path = m_transfers.fileIn(i, bytes, error);
+            if (path.empty())
+                continue;
+            if (!writeWholeFile(path, data, bytes, error)) {
+                ::unlink(path.c_str());
+                continue;
+            }
             RunnerReply reply =
                 request("write " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path));
             ::unlink(path.c_str());
             return reply;
         }
-        if (!path.empty())
-            ::unlink(path.c_str());
         if ((bytes + 2) / 3 * 4 + 256 > kRunnerMaxLineBytes) {
             RunnerReply reply;
             reply.status = RunnerStatus::Error;
@@ -610,26 +531,39 @@ RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* dat
 }
 
 RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char>& out) {
-    // The runner answers inline up to inline_max bytes and writes larger buffers to the file.
-    std::string error, path = transferFile(error);
-    std::string line = "read " + escapeProtocolValue(buffer);
-    if (!path.empty())
-        line +=
-            " file=" + escapeProtocolValue(path) + " inline_max=" + std::to_string(m_options.outOfBandBytes);
-    RunnerReply reply = exchange(line, std::string(), std::nullopt, &out);
-    releaseLargeBuffers();
-    if (reply.ok() && reply.fields.count("file")) {
-        if (reply.field("file") != path || !readWholeFile(path, out, error)) {
-            reply.status = RunnerStatus::Error;
-            reply.code = "io-error";
-            reply.message = reply.field("file") != path
-                                ? "the runner wrote " + reply.field("file") + ", not " + path
-                                : error;
+    // The runner answers inline up to inline_max bytes and writes larger buffers to the file. The size is
+    // not known here, so a file system without room shows as the runner's io-error: the next one is tried,
+    // and last the plain inline read.
+    std::string error;
+    RunnerReply reply;
+    bool answered = false;
+    for (size_t i = 0; i < m_transfers.parentCount(); ++i) {
+        std::string path = m_transfers.fileIn(i, 0, error);
+        if (path.empty())
+            continue;
+        reply = exchange("read " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path) +
+                             " inline_max=" + std::to_string(m_options.outOfBandBytes),
+                         std::string(), std::nullopt, &out);
+        releaseLargeBuffers();
+        if (reply.ok() && reply.fields.count("file")) {
+            if (reply.field("file") != path || !readWholeFile(path, out, error)) {
+                reply.status = RunnerStatus::Error;
+                reply.code = "io-error";
+                reply.message = reply.field("file") != path
+                                    ? "the runner wrote " + reply.field("file") + ", not " + path
+                                    : error;
+            }
+            reply.fields.erase("file");
         }
-        reply.fields.erase("file");
-    }
-    if (!path.empty())
         ::unlink(path.c_str());
+        answered = !(reply.status == RunnerStatus::Error && reply.code == "io-error");
+        if (answered)
+            break;
+    }
+    if (!answered) {
+        reply = exchange("read " + escapeProtocolValue(buffer), std::string(), std::nullopt, &out);
+        releaseLargeBuffers();
+    }
     if (reply.ok() && std::to_string(out.size()) != reply.field("bytes")) {
         reply.status = RunnerStatus::Error;
         reply.code = "bad-payload";

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "engine/gpu/TensorMapSpec.h"
+#include "engine/gpu/TransferFiles.h"
 
 #include <chrono>
 #include <map>
@@ -27,11 +28,11 @@ struct RunnerOptions {
     std::chrono::milliseconds startupTimeout{10000}; // for the hello handshake
     // Buffer writes and reads larger than this go out of band, through a file in a private directory
     // (mode 0700) shared with the runner, with only its path on the line; smaller ones travel inline as
-    // base64. 0 sends everything out of band.
-    size_t outOfBandBytes = size_t(16) << 20;
-    // Where that directory is made: empty picks /dev/shm (memory, no disk) when writable, else $TMPDIR, else
-    // /tmp.
-    std::string transferParent;
+    // base64. 0 sends everything out of band. (Through a file was faster from 64 KiB up: bench_runner_io.)
+    size_t outOfBandBytes = size_t(64) << 10;
+    // Where those directories are made, in order of preference (each transfer takes the first with room):
+    // empty means /dev/shm (memory, no disk) when writable, then $TMPDIR or /tmp.
+    std::vector<std::string> transferParents;
 };
 
 enum class RunnerStatus {
@@ -96,8 +97,8 @@ public:
     // args=tmap:<name>. A spec that breaks the driver's rules is answered here, without a request, as
     // Error bad-tensormap with the same message the runner would give.
     RunnerReply createTensorMap(const std::string& name, const TensorMapSpec& spec);
-    // The private transfer directory once an out-of-band transfer made it (removed by the destructor).
-    const std::string& transferDirectory() const { return m_transferDir; }
+    // The private transfer directories that out-of-band transfers made so far (removed by the destructor).
+    const std::vector<std::string>& transferDirectories() const { return m_transfers.directories(); }
 
 private:
     enum class ReadResult { Line, Timeout, Eof, TooLong };
@@ -114,8 +115,6 @@ private:
     // readBuffer) instead of being kept in the reply's fields.
     RunnerReply exchange(const std::string& line, const std::string& payloadLine,
                          std::optional<std::chrono::milliseconds> timeout, std::vector<char>* base64Out);
-    // A fresh file name in the private transfer directory (made on first use); empty with `error` set.
-    std::string transferFile(std::string& error);
 
     RunnerOptions m_options;
     pid_t m_pid = -1;
@@ -128,8 +127,7 @@ private:
     std::string m_stderrTail;
     RunnerReply m_hello;
     int m_restarts = 0;
-    std::string m_transferDir;
-    unsigned m_transferCount = 0;
+    TransferFiles m_transfers;
 };
 
 // tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.

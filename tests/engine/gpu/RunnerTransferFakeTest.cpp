@@ -48,8 +48,8 @@ TEST(RunnerTransferFake, LargeBuffersGoThroughAPrivateFileAndComeBackIntact) {
         RunnerReply w = client.writeBuffer("x", data.data(), data.size());
         ASSERT_TRUE(w.ok()) << w.code << " " << w.message;
         EXPECT_EQ(w.field("bytes"), std::to_string(bytes));
-        dir = client.transferDirectory();
-        ASSERT_FALSE(dir.empty());
+        ASSERT_EQ(client.transferDirectories().size(), 1u);
+        dir = client.transferDirectories()[0];
         struct stat st {};
         ASSERT_EQ(::stat(dir.c_str(), &st), 0);
         EXPECT_EQ(st.st_mode & 0777, 0700u) << "the transfer directory is private";
@@ -101,7 +101,7 @@ TEST(RunnerTransferFake, AboveTheDefaultThresholdWithoutTuning) {
     std::vector<char> data = pattern(bytes, 3);
     ASSERT_TRUE(client.request("alloc big " + std::to_string(bytes)).ok());
     ASSERT_TRUE(client.writeBuffer("big", data.data(), data.size()).ok());
-    EXPECT_FALSE(client.transferDirectory().empty()) << "the write went out of band";
+    EXPECT_FALSE(client.transferDirectories().empty()) << "the write went out of band";
     std::vector<char> back;
     RunnerReply r = client.readBuffer("big", back);
     ASSERT_TRUE(r.ok()) << r.message;
@@ -111,7 +111,7 @@ TEST(RunnerTransferFake, AboveTheDefaultThresholdWithoutTuning) {
 TEST(RunnerTransferFake, WithoutAUsableDirectoryItFallsBackToInline) {
     RunnerOptions options = fakeRunner();
     options.outOfBandBytes = 1024;
-    options.transferParent = "/nonexistent/tilebench";
+    options.transferParents = {"/nonexistent/tilebench"};
     RunnerClient client(options);
     std::vector<char> data = pattern(100000, 4);
     ASSERT_TRUE(client.request("alloc x 100000").ok());
@@ -120,7 +120,23 @@ TEST(RunnerTransferFake, WithoutAUsableDirectoryItFallsBackToInline) {
     std::vector<char> back;
     ASSERT_TRUE(client.readBuffer("x", back).ok());
     EXPECT_TRUE(back == data);
-    EXPECT_TRUE(client.transferDirectory().empty());
+    EXPECT_TRUE(client.transferDirectories().empty());
+}
+
+TEST(RunnerTransferFake, TheFirstUsableParentIsTaken) {
+    RunnerOptions options = fakeRunner();
+    options.outOfBandBytes = 1024;
+    const std::string tmp = std::filesystem::temp_directory_path().string();
+    options.transferParents = {"/nonexistent/tilebench", tmp};
+    RunnerClient client(options);
+    std::vector<char> data = pattern(200000, 5);
+    ASSERT_TRUE(client.request("alloc x 200000").ok());
+    ASSERT_TRUE(client.writeBuffer("x", data.data(), data.size()).ok());
+    std::vector<char> back;
+    ASSERT_TRUE(client.readBuffer("x", back).ok());
+    EXPECT_TRUE(back == data);
+    ASSERT_EQ(client.transferDirectories().size(), 1u);
+    EXPECT_EQ(client.transferDirectories()[0].rfind(tmp + "/tilebench-transfer-", 0), 0u);
 }
 
 } // namespace
