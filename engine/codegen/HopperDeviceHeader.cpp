@@ -156,6 +156,36 @@ static __device__ __forceinline__ void tb_stmatrix_x4_trans(unsigned smem, unsig
 
 )CUDA";
 
+const char* kClusterText =
+    R"CUDA(// Thread-block clusters (sm_90, kernels with __cluster_dims__): this CTA's rank, the cluster size, the
+// cluster-window address of a shared variable in CTA `rank` (mapa), an arrive on an mbarrier there (CTA-scope
+// release, as CUTLASS's pipelines: a cluster-scope release would put a MEMBAR.GPU before every arrive),
+// and the cluster-wide barrier (every thread of every CTA: before using a peer's barriers, before exiting).
+static __device__ __forceinline__ unsigned tb_cluster_ctarank() {
+    unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r;
+}
+static __device__ __forceinline__ unsigned tb_cluster_nctarank() {
+    unsigned r; asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r)); return r;
+}
+static __device__ __forceinline__ unsigned tb_mapa_shared(unsigned smem, unsigned rank) {
+    unsigned r; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(smem), "r"(rank)); return r;
+}
+static __device__ __forceinline__ void tb_mbarrier_arrive_cluster(unsigned clusterBar) {
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" :: "r"(clusterBar) : "memory");
+}
+static __device__ __forceinline__ void tb_cluster_arrive() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void tb_cluster_wait() {
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void tb_cluster_sync() {
+    tb_cluster_arrive();
+    tb_cluster_wait();
+}
+
+)CUDA";
+
 const char* kWarpHelpersText =
     R"CUDA(// One lane of the warp (elect.sync), the warp-uniform warpgroup index, and named barriers (ids 1..15; 0
 // is __syncthreads) for syncing a subset of warps, e.g. the consumer warpgroups only.
@@ -223,6 +253,16 @@ std::string tmaLoadText() {
              "], [%2], %" + std::to_string(3 + rank) + ";\"\n";
         s += "                 :: \"r\"(dst), \"l\"((tb_u64)map), \"r\"(bar)" + coordInputs(rank) +
              ", \"l\"(policy) : \"memory\");\n}\n";
+        // Multicast: the same box into every CTA of the cluster named in `mask` (bit i = rank i), at the same
+        // shared offsets `dst` and `bar` in each.
+        s += "static __device__ __forceinline__ void tb_tma_load_" + d +
+             "_multicast(unsigned dst, const tb_tensormap* map, unsigned bar, unsigned short mask" +
+             coordParams(rank) + ") {\n";
+        s += "    asm volatile(\"cp.async.bulk.tensor." + d +
+             ".shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, " +
+             operandList(4, rank) + "], [%2], %3;\"\n";
+        s += "                 :: \"r\"(dst), \"l\"((tb_u64)map), \"r\"(bar), \"h\"(mask)" +
+             coordInputs(rank) + " : \"memory\");\n}\n";
     }
     return s + "\n";
 }
@@ -438,6 +478,8 @@ std::string hopperDeviceHeader(const HopperHeaderNeeds& needs) {
         s += kSetmaxnregText;
     if (needs.stmatrix)
         s += kStmatrixText;
+    if (needs.cluster)
+        s += kClusterText;
     if (needs.warpHelpers)
         s += kWarpHelpersText;
     s += "// ---- end of sm_90a helpers ----\n\n";

@@ -2,8 +2,9 @@
 // cudaDeviceHeader(), whose tb_u64 and tb_smem_addr it uses): mbarriers, the async-proxy fences, TMA tensor
 // loads and stores (cp.async.bulk.tensor 1-5 d), prefetch.tensormap, wgmma (shared-memory descriptors, fence,
 // commit, wait, and mma_async wrappers generated for exactly the shapes a unit needs), setmaxnreg, stmatrix,
-// elect.sync and named barriers. Everything is inline PTX, named tb_*, like the portable header; the portable
-// backend never emits this text, so its generated CUDA is unchanged.
+// elect.sync, named barriers and thread-block clusters (mapa, remote mbarrier arrives, multicast TMA).
+// Everything is inline PTX, named tb_*, like the portable header; the portable backend never emits this text,
+// so its generated CUDA is unchanged.
 //
 // A TMA tensor map reaches a kernel as a by-value parameter `const __grid_constant__ tb_tensormap name`
 // (tensorMapParameter()): a 64-byte-aligned 128-byte opaque struct, the bytes cuTensorMapEncodeTiled wrote
@@ -43,11 +44,12 @@ int wgmmaAccumulatorRegisters(const WgmmaShape& shape);
 
 struct HopperHeaderNeeds {
     bool mbarrier = true;          // tb_mbarrier_*, tb_fence_mbarrier_init, tb_fence_proxy_async
-    bool tmaLoad = true;           // tb_tma_load_{1..5}d[_hint], tb_prefetch_tensormap
+    bool tmaLoad = true;           // tb_tma_load_{1..5}d[_hint|_multicast], tb_prefetch_tensormap
     bool tmaStore = true;          // tb_tma_store_{1..5}d, tb_tma_store_commit, tb_tma_store_wait<N>
     bool wgmmaSync = true;         // tb_wgmma_desc, tb_wgmma_fence, tb_wgmma_commit, tb_wgmma_wait<N>
     bool setmaxnreg = true;        // tb_setmaxnreg_inc<N>, tb_setmaxnreg_dec<N>
     bool stmatrix = true;          // tb_stmatrix_x{1,2,4}[_trans]
+    bool cluster = true;           // tb_cluster_ctarank/_sync, tb_mapa_shared, tb_mbarrier_arrive_cluster
     bool warpHelpers = true;       // tb_elect_one, tb_named_barrier_sync/arrive, tb_warpgroup_index
     std::vector<WgmmaShape> wgmma; // one wrapper each (duplicates are emitted once)
 };

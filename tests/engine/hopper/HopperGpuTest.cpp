@@ -147,11 +147,13 @@ TEST(HopperGpu, TmaCopyMovesARaggedMatrixExactly) {
     EXPECT_EQ(mismatches, 0);
 }
 
-void checkGemm(const std::string& dtype, int m, int n, int k) {
-    SCOPED_TRACE(dtype + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+void checkGemm(const std::string& dtype, int m, int n, int k, int cluster = 1) {
+    SCOPED_TRACE(dtype + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                 " cluster " + std::to_string(cluster));
     const bool bf16 = dtype == "bf16";
     std::string error;
-    profile::CudaBenchSpec spec = test::kernelSpec("gemm_tma_wgmma.cu", {{"DTYPE", dtype}}, &error);
+    profile::CudaBenchSpec spec = test::kernelSpec(
+        "gemm_tma_wgmma.cu", {{"DTYPE", dtype}, {"CLUSTER", std::to_string(cluster)}}, &error);
     ASSERT_FALSE(spec.source.empty()) << error;
     gpu::CudaCompileResult compiled = test::compileSm90a(spec.source, spec.kernel);
     ASSERT_TRUE(compiled.ok) << compiled.log;
@@ -172,11 +174,13 @@ void checkGemm(const std::string& dtype, int m, int n, int k) {
                     .createTensorMap("tB", gpu::tensorMap2d("b", type, k, n, uint64_t(n) * 2, 64, 64,
                                                             gpu::TensorMapSwizzle::B128))
                     .ok());
-    const int tiles = ((m + 127) / 128) * ((n + 255) / 256);
-    gpu::RunnerReply launch = client.request("launch gemm grid=" + std::to_string(std::min(tiles, 132)) +
-                                             " block=384 smem=" + std::to_string(4 * 49152 + 2048) +
-                                             " args=tmap:tA,tmap:tB,buf:c,i32:" + std::to_string(m) +
-                                             ",i32:" + std::to_string(n) + ",i32:" + std::to_string(k));
+    // Persistent: at most one block per SM; with clusters, an even count (pairs of tile rows).
+    const int units = ((m + 128 * cluster - 1) / (128 * cluster)) * ((n + 255) / 256);
+    gpu::RunnerReply launch =
+        client.request("launch gemm grid=" + std::to_string(std::min(units, 132 / cluster) * cluster) +
+                       " block=384 smem=" + std::to_string(4 * 49152 + 2048) +
+                       " args=tmap:tA,tmap:tB,buf:c,i32:" + std::to_string(m) + ",i32:" + std::to_string(n) +
+                       ",i32:" + std::to_string(k));
     ASSERT_TRUE(launch.ok()) << launch.code << " " << launch.message;
     std::vector<char> raw;
     ASSERT_TRUE(client.readBuffer("c", raw).ok());
@@ -221,6 +225,13 @@ TEST(HopperGpu, Fp16GemmMatchesTheCpuReference) {
     REQUIRE_SM90A();
     checkGemm("f16", 1000, 1112, 776); // ragged in every dimension (N, K multiples of 8 for TMA)
     checkGemm("f16", 1024, 1024, 1024);
+}
+
+TEST(HopperGpu, ClusterGemmMatchesTheCpuReference) {
+    REQUIRE_SM90A();
+    checkGemm("f16", 1100, 1112, 776, 2); // 9 tile rows: the last cluster's second block is all padding
+    checkGemm("f16", 1024, 1024, 1024, 2);
+    checkGemm("bf16", 1000, 1112, 776, 2);
 }
 
 TEST(HopperGpu, Bf16GemmMatchesTheCpuReference) {

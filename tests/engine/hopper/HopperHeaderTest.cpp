@@ -86,7 +86,7 @@ TEST(HopperHeader, EachWrapperListsItsAccumulators) {
 TEST(HopperHeader, SectionsOnlyWhenNeededAndTheTextIsDeterministic) {
     HopperHeaderNeeds none;
     none.mbarrier = none.tmaLoad = none.tmaStore = none.wgmmaSync = none.setmaxnreg = none.stmatrix =
-        none.warpHelpers = false;
+        none.warpHelpers = none.cluster = false;
     std::string empty = hopperDeviceHeader(none);
     EXPECT_EQ(empty.find("mbarrier."), std::string::npos);
     EXPECT_EQ(empty.find("cp.async.bulk"), std::string::npos);
