@@ -567,7 +567,8 @@ RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char
     if (reply.ok() && std::to_string(out.size()) != reply.field("bytes")) {
         reply.status = RunnerStatus::Error;
         reply.code = "bad-payload";
-        reply.message = "the read reply's base64 payload does not decode to bytes=" + reply.field("bytes");
+        reply.message = "the read reply carried " + std::to_string(out.size()) +
+                        " bytes, not the bytes=" + reply.field("bytes") + " it announced";
     }
     return reply;
 }

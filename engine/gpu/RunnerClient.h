@@ -88,10 +88,11 @@ public:
     // Conveniences over request().
     RunnerReply loadCubin(const std::string& moduleId, const std::string& arch, const std::string& kernelName,
                           const std::vector<char>& cubin);
+    // Above RunnerOptions::outOfBandBytes through a transfer file, else inline.
     RunnerReply writeBuffer(const std::string& buffer, const void* data, size_t bytes);
     // On success `out` holds the buffer's bytes (its capacity is reused); on failure its contents are
-    // unspecified. The payload is decoded into `out` straight from the reply line: the reply's fields
-    // have `bytes=` but no `base64=`.
+    // unspecified. Small buffers come inline, decoded into `out` straight from the reply line; larger ones
+    // through a transfer file. Either way the reply's fields have `bytes=` but no `base64=` or `file=`.
     RunnerReply readBuffer(const std::string& buffer, std::vector<char>& out);
     // `tensormap <name> ...` for a TMA tensor map over a buffer (TensorMapSpec.h); kernels then take it as
     // args=tmap:<name>. A spec that breaks the driver's rules is answered here, without a request, as
