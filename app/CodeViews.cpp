@@ -80,7 +80,7 @@ int LinkedCodeView::tileLineOf(int line) const {
 }
 
 void LinkedCodeView::applyHighlight() {
-    m_highlighted = codegen::linesLinkedTo(m_tileLines, m_linkedTileLine);
+    m_highlighted = linesLinkedTo(m_tileLines, m_linkedTileLine);
     QList<QTextEdit::ExtraSelection> selections;
     QColor background = m_dark ? QColor("#3a3d1e") : QColor("#fff3a0");
     for (int line : m_highlighted) {
@@ -106,7 +106,7 @@ void LinkedCodeView::applyHighlight() {
 
 struct CodeViews::CodeResult {
     uint64_t generation = 0;
-    std::shared_ptr<const codegen::GeneratedCuda> cuda; // null when the program has errors
+    std::shared_ptr<const GeneratedCuda> cuda; // null when the program has errors
     std::vector<PassSnapshot> snapshots;
     std::string arch;
     double milliseconds = 0;
@@ -129,9 +129,9 @@ QWidget* makePanel(const QString& name, QLabel* status, QWidget* picker, QWidget
     return panel;
 }
 
-QString resourcesLine(const codegen::GeneratedMachineCode& code) {
+QString resourcesLine(const GeneratedMachineCode& code) {
     QStringList parts;
-    for (const codegen::KernelResources& k : code.kernels)
+    for (const KernelResources& k : code.kernels)
         parts << QString("%1: %2 registers, %3 B static shared, %4 B spill stores, %5 B spill loads")
                      .arg(QString::fromStdString(k.name))
                      .arg(k.registers)
@@ -152,9 +152,7 @@ CodeViews::CodeViews(const QFont& font, QObject* parent)
     m_sass->setObjectName("sassView");
     m_pass->setObjectName("passView");
     m_picker->setObjectName("passPicker");
-    std::vector<PassInfo> passes = pipelinePasses();
-    passes.push_back(codegenPassInfo());
-    for (const PassInfo& p : passes) {
+    for (const PassInfo& p : pipelinePasses()) {
         m_picker->addItem(p.name);
         m_picker->setItemData(m_picker->count() - 1, QString(p.summary), Qt::ToolTipRole);
     }
@@ -232,9 +230,8 @@ void CodeViews::setAnalysis(const AnalysisPtr& analysis) {
                                                                               : std::string("sm_90a");
         auto start = std::chrono::steady_clock::now();
         if (analysis->ok() && analysis->plan)
-            result->cuda = std::make_shared<const codegen::GeneratedCuda>(
-                codegen::generateCudaText(*analysis->compile, *analysis->plan));
-        result->snapshots = passSnapshots(*analysis->compile, analysis->plan.get(), result->cuda.get());
+            result->cuda = std::make_shared<const GeneratedCuda>(generateCudaText(*analysis->compile));
+        result->snapshots = passSnapshots(*analysis->compile);
         result->milliseconds =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         QMetaObject::invokeMethod(
@@ -265,7 +262,7 @@ void CodeViews::showCode(const std::shared_ptr<CodeResult>& result) {
     } else {
         m_cuda->setContent(QString::fromStdString(m_cudaResult->text), m_cudaResult->tileLines);
         QStringList kernels;
-        for (const codegen::GeneratedCudaUnit& u : m_cudaResult->units)
+        for (const GeneratedCudaUnit& u : m_cudaResult->units)
             for (const std::string& k : u.kernels)
                 kernels << QString::fromStdString(k);
         m_cudaStatus->setText(
@@ -334,7 +331,7 @@ void CodeViews::startMachineCode() {
     }
     uint64_t generation = m_codeGeneration;
     bool wantSass = sassVisible();
-    std::shared_ptr<const codegen::GeneratedCuda> cuda = m_cudaResult;
+    std::shared_ptr<const GeneratedCuda> cuda = m_cudaResult;
     std::string arch = m_arch;
     QString compiling = QString("compiling with NVRTC for %1...").arg(QString::fromStdString(arch));
     m_ptxStatus->setText(compiling);
@@ -348,8 +345,7 @@ void CodeViews::startMachineCode() {
     ++m_machineRunning;
     ++m_machineCompiles;
     m_machinePool.start([this, generation, wantSass, cuda, arch] {
-        auto code = std::make_shared<const codegen::GeneratedMachineCode>(
-            codegen::compileGeneratedCuda(*cuda, arch, wantSass));
+        auto code = std::make_shared<const GeneratedMachineCode>(compileGeneratedCuda(*cuda, arch, wantSass));
         QMetaObject::invokeMethod(
             this,
             [this, generation, code] {
@@ -360,8 +356,7 @@ void CodeViews::startMachineCode() {
     });
 }
 
-void CodeViews::showMachineCode(uint64_t generation,
-                                std::shared_ptr<const codegen::GeneratedMachineCode> code) {
+void CodeViews::showMachineCode(uint64_t generation, std::shared_ptr<const GeneratedMachineCode> code) {
     if (generation != m_codeGeneration) {
         ++m_dropped;
         scheduleMachineCode(0); // the current version still needs compiling

@@ -2,7 +2,7 @@
 // source), "PTX" (NVRTC's output with ptxas's registers and spills), "SASS" (the cubin disassembled, where
 // the toolkit has nvdisasm or cuobjdump; otherwise the dock says why and what to install) and "Passes"
 // (the IR after each pipeline pass, picked from a list). Every line knows the tile-program line it came
-// from (engine/codegen/GeneratedArtifacts.h, engine/pipeline/PassSnapshots.h), so linked selection works
+// from (engine/pipeline/GeneratedArtifacts.h, engine/pipeline/PassSnapshots.h), so linked selection works
 // both ways: the editor's line highlights its lines in all four views, and clicking a line in any of them
 // reports its tile line back (lineClicked -> the editor).
 //
@@ -12,7 +12,7 @@
 #pragma once
 
 #include "app/CompileService.h"
-#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassSnapshots.h"
 
 #include <QObject>
@@ -96,8 +96,8 @@ public:
     bool waitForIdle(int timeoutMs);
     int machineCodeCompiles() const { return m_machineCompiles; } // NVRTC jobs started
     int droppedStale() const { return m_dropped; }
-    const codegen::GeneratedCuda* cuda() const { return m_cudaResult.get(); }
-    const codegen::GeneratedMachineCode* machineCode() const { return m_machine.get(); }
+    const GeneratedCuda* cuda() const { return m_cudaResult.get(); }
+    const GeneratedMachineCode* machineCode() const { return m_machine.get(); }
     const std::vector<PassSnapshot>& snapshots() const { return m_snapshots; }
 
 signals:
@@ -112,7 +112,7 @@ private:
     void showPass();
     void scheduleMachineCode(int debounceMs);
     void startMachineCode();
-    void showMachineCode(uint64_t generation, std::shared_ptr<const codegen::GeneratedMachineCode> code);
+    void showMachineCode(uint64_t generation, std::shared_ptr<const GeneratedMachineCode> code);
     bool machineCodeWanted() const;
     bool ptxVisible() const;
     bool sassVisible() const;
@@ -137,9 +137,9 @@ private:
     uint64_t m_generation = 0;     // of the latest analysis
     uint64_t m_codeGeneration = 0; // of the code shown
     std::string m_arch = "sm_90a";
-    std::shared_ptr<const codegen::GeneratedCuda> m_cudaResult;
+    std::shared_ptr<const GeneratedCuda> m_cudaResult;
     std::vector<PassSnapshot> m_snapshots;
-    std::shared_ptr<const codegen::GeneratedMachineCode> m_machine;
+    std::shared_ptr<const GeneratedMachineCode> m_machine;
     uint64_t m_machineGeneration = 0; // of the machine code shown
     bool m_machineHasSass = false;
     int m_codeRunning = 0, m_machineRunning = 0;

@@ -188,7 +188,7 @@ void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, bool quickCompil
     ro.client = &client;
     if (quickCompile)
         ro.fastCompile = kQuickCompileLevel;
-    run::GpuRunResult r = run::runOnGpu(*a->compile, *a->plan, ro);
+    run::GpuRunResult r = run::runOnGpu(*a->compile, ro);
     out.record.kind = views::RunKind::GpuRun;
     out.record.device = r.device.empty() ? "GPU" : r.device + " (" + r.arch + ")";
     QString text = qs("GPU run on " + out.record.device + ", checked against the CPU reference executor\n");
@@ -244,7 +244,7 @@ void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, bool quickCompil
     // give the registers the kernel will really have and the next Bench finds it compiled.
     if (quickCompile) {
         partial(out.summary, out.text + "compiling at full optimization for Bench and Profile...\n");
-        out.text += fullCompileText(run::compileAtFullOptimization(*a->compile, *a->plan, r.arch));
+        out.text += fullCompileText(run::compileAtFullOptimization(*a->compile, r.arch));
     }
 }
 
@@ -254,7 +254,7 @@ void profileJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::stri
     o.command = profile ? profile::ProfileCommand::Profile : profile::ProfileCommand::Bench;
     o.vs = hasGemm(*a) ? profile::PeerKind::Cublas : profile::PeerKind::None;
     o.cancelled = [cancel] { return cancel->load(); };
-    profile::ProgramProfileReport r = profile::profileProgram(*a->compile, *a->plan, client, o, file);
+    profile::ProgramProfileReport r = profile::profileProgram(*a->compile, client, o, file);
     out.record.kind = profile ? views::RunKind::Profile : views::RunKind::Bench;
     out.record.device = r.device;
     out.record.ok = r.ok;

@@ -84,39 +84,14 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
 
+# Comments, raw strings, string and character literals, in one alternation (first match wins at a position).
+TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|R"([^(]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                    re.S)
+
+
 def strip_comments_and_strings(text):
     # Keeps line structure (newlines) so that findings keep their line numbers.
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif text.startswith('R"', i):
-            m = re.match(r'R"([^(]*)\(', text[i:])
-            if not m:
-                out.append(c)
-                i += 1
-                continue
-            end = text.find(")" + m.group(1) + '"', i)
-            j = n if end < 0 else end + len(m.group(1)) + 2
-            out.append('""' + "\n" * text.count("\n", i, j))
-            i = j
-        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return TOKENS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
 def own_header(path):

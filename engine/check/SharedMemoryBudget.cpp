@@ -1,6 +1,7 @@
 // Shared memory budget per kernel (see SharedMemoryBudget.h).
 #include "engine/check/SharedMemoryBudget.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 
 #include <algorithm>
@@ -12,35 +13,6 @@ namespace tb::check {
 namespace {
 
 using namespace tb::ir;
-
-// Finds, for each shared buffer, the deepest multi-buffering that a copy into it asks for.
-class StageFinder : public StmtVisitor {
-public:
-    std::map<const Buffer*, std::pair<int, const Stmt*>> stages;
-
-private:
-    void visitStmt(const Stmt& s) override {
-        if (s.kind == StmtKind::For && s.loopKind == LoopKind::Pipelined && s.pipeline.numStages > 1) {
-            const Stmt* outer = m_pipelined;
-            m_pipelined = &s;
-            visitChildren(s);
-            m_pipelined = outer;
-            return;
-        }
-        // Only global -> shared copies are pipeline copy stages (PipelinePlanning); buffers written by
-        // other statements share their readers' stage and keep a single version.
-        if (s.kind == StmtKind::Copy && m_pipelined && s.dst.buffer &&
-            s.dst.buffer->scope == MemoryScope::Shared && s.src.buffer &&
-            s.src.buffer->scope == MemoryScope::Global) {
-            auto& slot = stages[s.dst.buffer];
-            if (m_pipelined->pipeline.numStages > slot.first)
-                slot = {m_pipelined->pipeline.numStages, m_pipelined};
-        }
-        visitChildren(s);
-    }
-
-    const Stmt* m_pipelined = nullptr;
-};
 
 class KernelFinder : public StmtVisitor {
 public:
@@ -56,13 +28,31 @@ private:
 
 } // namespace
 
+std::map<const Buffer*, PipelineStages> pipelineCopyStages(const Stmt& kernel) {
+    std::map<const Buffer*, PipelineStages> stages;
+    walkStmts(kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        if (s.kind != StmtKind::For || s.loopKind != LoopKind::Pipelined || s.pipeline.numStages < 2 ||
+            !s.body)
+            return;
+        std::vector<StmtPtr> body = s.body->kind == StmtKind::Seq ? s.body->stmts : std::vector{s.body};
+        for (const StmtPtr& c : body) {
+            if (c->kind != StmtKind::Copy || !c->src.buffer || !c->dst.buffer ||
+                c->src.buffer->scope != MemoryScope::Global || c->dst.buffer->scope != MemoryScope::Shared)
+                continue;
+            PipelineStages& slot = stages[c->dst.buffer];
+            if (s.pipeline.numStages > slot.stages)
+                slot = {s.pipeline.numStages, &s};
+        }
+    });
+    return stages;
+}
+
 KernelSharedMemory kernelSharedMemory(const Stmt& kernel) {
     KernelSharedMemory budget;
     if (kernel.kind != StmtKind::Kernel)
         return budget;
     budget.kernel = &kernel;
-    StageFinder finder;
-    finder.visit(kernel.body);
+    std::map<const Buffer*, PipelineStages> stages = pipelineCopyStages(kernel);
     for (const Buffer* b : kernel.allocations) {
         if (!b || b->scope != MemoryScope::Shared)
             continue;
@@ -74,10 +64,10 @@ KernelSharedMemory kernelSharedMemory(const Stmt& kernel) {
         SharedBufferBudget entry;
         entry.buffer = b;
         entry.bytes = *elements * dtypeBytes(b->dtype);
-        auto it = finder.stages.find(b);
-        if (it != finder.stages.end()) {
-            entry.stages = it->second.first;
-            entry.pipelinedLoop = it->second.second;
+        auto it = stages.find(b);
+        if (it != stages.end()) {
+            entry.stages = it->second.stages;
+            entry.pipelinedLoop = it->second.loop;
         }
         budget.totalBytes += entry.totalBytes();
         budget.maxStages = std::max(budget.maxStages, entry.stages);

@@ -1,7 +1,9 @@
 // How much shared memory a kernel needs, buffer by buffer. TileLang multi-buffers every shared buffer
-// that a global -> shared T.copy writes inside a T.Pipelined loop with num_stages > 1 (such copies are
-// the pipeline's copy stages; InjectSoftwarePipeline gives their buffers a leading dimension of num_stages
-// versions), so such a buffer costs bytes x num_stages. Buffers are
+// that a global -> shared T.copy writes as a statement of a T.Pipelined loop with num_stages > 1 (such
+// copies are the pipeline's copy stages; InjectSoftwarePipeline gives their buffers a leading dimension of
+// num_stages versions), so such a buffer costs bytes x num_stages. pipelineCopyStages is that rule, in the
+// one place every consumer reads it from (this budget, the kernel schedule the code follows, the views).
+// Buffers are
 // counted without liveness-based reuse or alignment padding, i.e. the budget is the sum TileLang starts
 // from before MergeSharedMemoryAllocations, which is what users reason about ("128x32 fp16 x 3 stages").
 //
@@ -12,9 +14,20 @@
 #include "engine/ir/Module.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace tb::check {
+
+struct PipelineStages {
+    int stages = 1;
+    const ir::Stmt* loop = nullptr; // the T.Pipelined loop whose copies multi-buffer the buffer
+};
+
+// Shared buffers that a global -> shared T.copy writes as a direct statement of a T.Pipelined loop with
+// num_stages >= 2, with the largest such num_stages (the first loop that asks for it). Copies nested deeper
+// (under an `if` or an inner loop) run in program order and keep one version.
+std::map<const ir::Buffer*, PipelineStages> pipelineCopyStages(const ir::Stmt& kernel);
 
 struct SharedBufferBudget {
     const ir::Buffer* buffer = nullptr;

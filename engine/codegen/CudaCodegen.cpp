@@ -4,7 +4,7 @@
 
 #include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/KernelEmitter.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/ir/IrQueries.h"
 
 #include <algorithm>
 #include <utility>
@@ -153,8 +153,8 @@ CudaKernelSource generateCuda(const ir::Module& module, const layout::LayoutPlan
             lines.push_back({header.substr(start, nl - start), {}});
             start = nl + 1;
         }
-        std::vector<passes::KernelRef> kernels;
-        for (const auto& k : passes::kernelsOf(module))
+        std::vector<ir::KernelRef> kernels;
+        for (const auto& k : ir::kernelsOf(module))
             if (k.func == &func)
                 kernels.push_back(k);
         for (size_t i = 0; i < kernels.size(); ++i) {

@@ -9,7 +9,7 @@
 // and immediate offsets, which is what keeps the tensor cores fed (and NVRTC quick).
 #include "engine/codegen/KernelEmitter.h"
 #include "engine/codegen/LdmatrixLanes.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/ir/IrQueries.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -71,7 +71,7 @@ std::vector<std::string> operandIndices(const std::vector<std::string>& mins, co
 std::optional<int64_t> KernelEmitter::sharedElementOffset(const Buffer* buffer,
                                                           const std::vector<int64_t>& point) const {
     auto it = m_shared.find(buffer);
-    auto shape = passes::constantShape(*buffer);
+    auto shape = ir::constantShape(*buffer);
     if (it == m_shared.end() || !shape || point.size() != shape->size())
         return std::nullopt;
     const SharedSlot& slot = it->second;

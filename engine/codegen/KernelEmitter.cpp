@@ -2,9 +2,10 @@
 // ops themselves are lowered in TileOpLowering.cpp. See KernelEmitter.h.
 #include "engine/codegen/KernelEmitter.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentTable.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/passes/IndexConversion.h"
 
 #include <algorithm>
 #include <cctype>
@@ -178,7 +179,7 @@ KernelEmitter::KernelEmitter(const ir::Module& module, const ir::PrimFunc& func,
                              std::string kernelName)
     : m_module(module), m_func(func), m_kernel(kernel), m_plan(plan), m_target(target), m_diags(diagnostics),
       m_sources(sources), m_kernelName(std::move(kernelName)) {
-    m_threads = passes::blockThreads(kernel);
+    m_threads = ir::blockThreads(kernel);
 }
 
 // ---------------------------------------------------------------------------------------------- output
@@ -318,69 +319,25 @@ std::string KernelEmitter::nameOf(const ir::Buffer* buffer) {
 // -------------------------------------------------------------------------------------------- prologue
 
 void KernelEmitter::planSharedArena() {
-    // Buffers that T.Pipelined(num_stages >= 2) refills asynchronously get one copy per stage.
-    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
-        if (s.kind != StmtKind::For || s.loopKind != ir::LoopKind::Pipelined || s.pipeline.numStages < 2 ||
-            !s.body)
-            return;
-        std::vector<ir::StmtPtr> stmts = s.body->kind == StmtKind::Seq ? s.body->stmts : std::vector{s.body};
-        for (const auto& c : stmts)
-            if (c->kind == StmtKind::Copy && c->src.buffer && c->dst.buffer &&
-                c->src.buffer->scope == MemoryScope::Global && c->dst.buffer->scope == MemoryScope::Shared)
-                m_pipelineStages[c->dst.buffer] =
-                    std::max(m_pipelineStages[c->dst.buffer], s.pipeline.numStages);
-    });
-    int64_t offset = 0;
-    for (const Buffer* b : m_kernel.allocations) {
-        if (b->scope != MemoryScope::Shared)
-            continue;
-        auto shape = passes::constantShape(*b);
-        if (!shape) {
-            error("codegen-dynamic-shared", b->range, "shared buffer '" + b->name + "' has a symbolic shape",
-                  "give shared buffers compile-time shapes");
-            continue;
-        }
+    // The kernel-schedule pass placed every shared buffer; the emitter keeps each one's addressing state.
+    if (!m_plan)
+        return;
+    const layout::SharedArena& arena = m_plan->schedule.arena;
+    for (const layout::SharedArenaSlot& s : arena.slots) {
         SharedSlot slot;
-        slot.stageElements = layout::shapeSize(*shape);
-        const layout::SharedBufferPlan* sp = m_plan ? m_plan->sharedOf(b) : nullptr;
-        if (sp) {
-            const layout::Layout& l = sp->choice.layout;
-            size_t r = l.inputShape().size();
-            bool matches = r >= 1 && r <= shape->size();
-            for (size_t d = 0; matches && d < r; ++d)
-                matches = l.inputShape()[d] == (*shape)[shape->size() - r + d];
-            if (matches) {
-                slot.layout = l;
-                slot.hasLayout = true;
-                int64_t lead = 1;
-                for (size_t d = 0; d + r < shape->size(); ++d)
-                    lead *= (*shape)[d];
-                slot.stageElements = lead * l.outputSize();
-            }
+        slot.offset = s.offset;
+        slot.stageElements = s.stageElements;
+        slot.stages = s.stages;
+        if (const layout::SharedBufferPlan* sp = m_plan->sharedOf(s.buffer); sp && s.usesPlannedLayout) {
+            slot.layout = sp->choice.layout;
+            slot.hasLayout = true;
         }
-        auto st = m_pipelineStages.find(b);
-        slot.stages = st != m_pipelineStages.end() ? st->second : 1;
-        offset = (offset + 127) / 128 * 128;
-        slot.offset = offset;
-        offset += slot.stageElements * ir::dtypeBytes(b->dtype) * slot.stages;
-        m_shared[b] = slot;
+        if (s.stages > 1)
+            m_pipelineStages[s.buffer] = s.stages;
+        m_shared[s.buffer] = slot;
     }
-    bool needsScratch = false;
-    if (m_plan)
-        for (const auto& rp : m_plan->reduces)
-            needsScratch = needsScratch || !rp.sharedOffsets.empty() || rp.throughSharedMemory;
-    if (needsScratch) {
-        offset = (offset + 127) / 128 * 128;
-        m_reduceScratchOffset = offset;
-        offset += m_threads * 8;
-    }
-    m_sharedBytes = offset;
-    if (m_target.maxSharedMemoryPerBlock > 0 && m_sharedBytes > m_target.maxSharedMemoryPerBlock)
-        error("codegen-shared-memory", m_kernel.range,
-              "the kernel needs " + std::to_string(m_sharedBytes) +
-                  " bytes of shared memory, more than the " +
-                  std::to_string(m_target.maxSharedMemoryPerBlock) + " a block may use on " + m_target.name,
-              "use smaller tiles or fewer pipeline stages");
+    m_reduceScratchOffset = arena.reduceScratchOffset;
+    m_sharedBytes = arena.totalBytes;
 }
 
 std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
@@ -393,7 +350,7 @@ std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
 void KernelEmitter::findFragmentsRoundedByTheirCopies() {
     m_roundedByTheirCopies.clear();
     std::set<const ir::Buffer*> candidates, otherwiseRead;
-    passes::walkStmts(m_kernel, [&](const Stmt& stmt, const std::vector<const Stmt*>&) {
+    ir::walkStmts(m_kernel, [&](const Stmt& stmt, const std::vector<const Stmt*>&) {
         const Stmt* s = &stmt;
         ir::forEachStmtExpr(*s, [&](const ir::ExprPtr& e) {
             ir::forEachExprNode(e, [&](const ir::Expr& n) {
@@ -425,7 +382,7 @@ void KernelEmitter::findFragmentsRoundedByTheirCopies() {
 void KernelEmitter::declareL2Policies() {
     m_l2Policies.clear();
     std::set<ir::EvictionPolicy> wanted;
-    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+    ir::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
         if (s.kind == StmtKind::Copy && s.evictionPolicy != ir::EvictionPolicy::Normal)
             wanted.insert(s.evictionPolicy);
     });
@@ -507,7 +464,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
     findFragmentsRoundedByTheirCopies();
     // Block indices, remapped by T.use_swizzle when present.
     const Stmt* swizzle = nullptr;
-    passes::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+    ir::walkStmts(m_kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
         if (s.kind == StmtKind::UseSwizzle && !swizzle)
             swizzle = &s;
     });
@@ -702,7 +659,7 @@ void KernelEmitter::emitFor(const Stmt& s, int depth) {
         return;
     BufferSet r, w;
     if (s.body)
-        sharedEffects(*s.body, r, w);
+        ir::sharedEffects(*s.body, r, w);
     waitForAsyncCopies();
     std::string v = nameOf(s.loopVar);
     std::string lo = expr(s.min), n = expr(s.extent);
@@ -781,13 +738,15 @@ void KernelEmitter::emitParallelNest(const Stmt& s) {
 void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     const int S = s.pipeline.numStages;
     std::vector<ir::StmtPtr> stmts = s.body->kind == StmtKind::Seq ? s.body->stmts : std::vector{s.body};
+    // The kernel schedule says which of the body's copies are issued ahead into stage buffers.
+    const layout::PipelineSchedule* schedule = m_plan ? m_plan->schedule.pipelineOf(&s) : nullptr;
+    auto scheduledAsync = [&](const Stmt* c) {
+        return schedule && std::any_of(schedule->asyncCopies.begin(), schedule->asyncCopies.end(),
+                                       [&](const layout::PipelineCopy& p) { return p.copy == c; });
+    };
     std::vector<const Stmt*> async, rest;
-    for (const auto& c : stmts) {
-        bool isAsync = c->kind == StmtKind::Copy && c->src.buffer && c->dst.buffer &&
-                       c->src.buffer->scope == MemoryScope::Global &&
-                       c->dst.buffer->scope == MemoryScope::Shared && m_pipelineStages.count(c->dst.buffer);
-        (isAsync ? async : rest).push_back(c.get());
-    }
+    for (const auto& c : stmts)
+        (scheduledAsync(c.get()) ? async : rest).push_back(c.get());
     std::string v = nameOf(s.loopVar);
     std::string lo = expr(s.min);
     bool zeroMin = ir::constantInt(s.min) == 0;
@@ -795,7 +754,7 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     auto iterValue = [&](const std::string& it) { return zeroMin ? it : "(" + lo + " + " + it + ")"; };
     // Buffers the loop touches must be free before the prologue's copies start.
     BufferSet loopReads, loopWrites;
-    sharedEffects(*s.body, loopReads, loopWrites);
+    ir::sharedEffects(*s.body, loopReads, loopWrites);
     waitForAsyncCopies();
     syncFor(loopReads, loopWrites);
     std::string stageVar = unique("stage");
@@ -984,54 +943,9 @@ void KernelEmitter::emitPrint(const Stmt& s) {
 
 // --------------------------------------------------------------------------- shared-memory barriers
 
-void KernelEmitter::sharedEffects(const Stmt& root, BufferSet& reads, BufferSet& writes) const {
-    auto exprReads = [&](const ExprPtr& e) {
-        ir::forEachExprNode(e, [&](const Expr& n) {
-            if (n.kind == ExprKind::BufferLoad && n.buffer && n.buffer->scope == MemoryScope::Shared)
-                reads.insert(n.buffer);
-        });
-    };
-    auto add = [](BufferSet& set, const ir::Buffer* b) {
-        if (b && b->scope == MemoryScope::Shared)
-            set.insert(b);
-    };
-    passes::walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
-        ir::forEachStmtExpr(s, exprReads);
-        switch (s.kind) {
-        case StmtKind::Store:
-            add(writes, s.buffer);
-            break;
-        case StmtKind::Copy:
-            add(reads, s.src.buffer);
-            add(writes, s.dst.buffer);
-            break;
-        case StmtKind::Gemm:
-            add(reads, s.a.buffer);
-            add(reads, s.b.buffer);
-            break;
-        case StmtKind::Fill:
-            add(writes, s.dst.buffer);
-            break;
-        case StmtKind::AtomicAdd:
-            add(reads, s.src.buffer);
-            add(writes, s.dst.buffer);
-            break;
-        case StmtKind::Seq:
-        case StmtKind::Kernel:
-        case StmtKind::For:
-        case StmtKind::IfThenElse:
-        case StmtKind::Reduce:
-        case StmtKind::AnnotateLayout:
-        case StmtKind::UseSwizzle:
-        case StmtKind::Print:
-            break;
-        }
-    });
-}
-
 void KernelEmitter::syncFor(const Stmt& s) {
     BufferSet r, w;
-    sharedEffects(s, r, w);
+    ir::sharedEffects(s, r, w);
     syncFor(r, w);
 }
 
@@ -1074,6 +988,165 @@ void KernelEmitter::waitForAsyncCopies() {
 
 // -------------------------------------------------------------------------------------- expressions
 
+namespace {
+
+// The C text of a binary operation on operands of type `t` (floor division and modulo Python-style).
+std::string binaryText(ir::BinaryOp op, const std::string& a, const std::string& b, DType t) {
+    bool fl = ir::isFloat(t);
+    bool dbl = t == DType::Float64;
+    std::string r;
+    switch (op) {
+    case ir::BinaryOp::Add:
+        r = "(" + a + " + " + b + ")";
+        break;
+    case ir::BinaryOp::Sub:
+        r = "(" + a + " - " + b + ")";
+        break;
+    case ir::BinaryOp::Mul:
+        r = "(" + a + " * " + b + ")";
+        break;
+    case ir::BinaryOp::Div:
+        r = "(" + a + " / " + b + ")";
+        break;
+    case ir::BinaryOp::FloorDiv:
+        r = fl ? std::string(dbl ? "floor(" : "floorf(") + a + " / " + b + ")"
+               : "tb_floordiv<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::FloorMod:
+        r = fl ? "(" + a + " - " + (dbl ? "floor(" : "floorf(") + a + " / " + b + ") * " + b + ")"
+               : "tb_floormod<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Min:
+        r = "tb_min(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Max:
+        r = "tb_max(" + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::Pow:
+        r = std::string(dbl ? "pow(" : "powf(") + a + ", " + b + ")";
+        break;
+    case ir::BinaryOp::BitAnd:
+        r = "(" + a + " & " + b + ")";
+        break;
+    case ir::BinaryOp::BitOr:
+        r = "(" + a + " | " + b + ")";
+        break;
+    case ir::BinaryOp::BitXor:
+        r = "(" + a + " ^ " + b + ")";
+        break;
+    case ir::BinaryOp::Shl:
+        r = "(" + a + " << " + b + ")";
+        break;
+    case ir::BinaryOp::Shr:
+        r = "(" + a + " >> " + b + ")";
+        break;
+    case ir::BinaryOp::LogicalAnd:
+        r = "(" + a + " && " + b + ")";
+        break;
+    case ir::BinaryOp::LogicalOr:
+        r = "(" + a + " || " + b + ")";
+        break;
+    case ir::BinaryOp::Eq:
+        r = "(" + a + " == " + b + ")";
+        break;
+    case ir::BinaryOp::Ne:
+        r = "(" + a + " != " + b + ")";
+        break;
+    case ir::BinaryOp::Lt:
+        r = "(" + a + " < " + b + ")";
+        break;
+    case ir::BinaryOp::Le:
+        r = "(" + a + " <= " + b + ")";
+        break;
+    case ir::BinaryOp::Gt:
+        r = "(" + a + " > " + b + ")";
+        break;
+    case ir::BinaryOp::Ge:
+        r = "(" + a + " >= " + b + ")";
+        break;
+    }
+    return r;
+}
+
+// The C text of an intrinsic call on arguments whose first has type `t`. `exact` is set for results that
+// are booleans (isnan, isinf): they are never rounded to a half type.
+std::string intrinsicText(ir::Intrinsic intrinsic, const std::vector<std::string>& a, DType t, bool& exact) {
+    bool dbl = t == DType::Float64;
+    auto f = [&](const char* single, const char* dbl64) {
+        return std::string(dbl ? dbl64 : single) + "(" + a[0] + ")";
+    };
+    std::string r;
+    switch (intrinsic) {
+    case ir::Intrinsic::Exp:
+        r = f("expf", "exp");
+        break;
+    case ir::Intrinsic::Exp2:
+        r = f("tb_exp2", "exp2");
+        break;
+    case ir::Intrinsic::Exp10:
+        r = f("exp10f", "exp10");
+        break;
+    case ir::Intrinsic::Log:
+        r = f("logf", "log");
+        break;
+    case ir::Intrinsic::Log2:
+        r = f("log2f", "log2");
+        break;
+    case ir::Intrinsic::Log10:
+        r = f("log10f", "log10");
+        break;
+    case ir::Intrinsic::Sqrt:
+        r = f("sqrtf", "sqrt");
+        break;
+    case ir::Intrinsic::Rsqrt:
+        r = f("rsqrtf", "rsqrt");
+        break;
+    case ir::Intrinsic::Abs:
+        r = ir::isFloat(t) ? f("fabsf", "fabs") : "abs(" + a[0] + ")";
+        break;
+    case ir::Intrinsic::Sigmoid:
+        r = dbl ? "(1.0 / (1.0 + exp(-" + a[0] + ")))" : "(1.0f / (1.0f + expf(-" + a[0] + ")))";
+        break;
+    case ir::Intrinsic::Tanh:
+        r = f("tanhf", "tanh");
+        break;
+    case ir::Intrinsic::Sin:
+        r = f("sinf", "sin");
+        break;
+    case ir::Intrinsic::Cos:
+        r = f("cosf", "cos");
+        break;
+    case ir::Intrinsic::Floor:
+        r = f("floorf", "floor");
+        break;
+    case ir::Intrinsic::Ceil:
+        r = f("ceilf", "ceil");
+        break;
+    case ir::Intrinsic::Round:
+        r = f("rintf", "rint");
+        break;
+    case ir::Intrinsic::Trunc:
+        r = f("truncf", "trunc");
+        break;
+    case ir::Intrinsic::Erf:
+        r = f("erff", "erf");
+        break;
+    case ir::Intrinsic::Fma:
+        r = a.size() == 3 ? std::string(dbl ? "fma(" : "fmaf(") + a[0] + ", " + a[1] + ", " + a[2] + ")"
+                          : a[0];
+        break;
+    case ir::Intrinsic::IsNan:
+        exact = true;
+        return "isnan(" + a[0] + ")";
+    case ir::Intrinsic::IsInf:
+        exact = true;
+        return "isinf(" + a[0] + ")";
+    }
+    return r;
+}
+
+} // namespace
+
 std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
     const bool unrounded = !rounded;
     if (!e)
@@ -1105,80 +1178,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
         return loadText(e->buffer, e->operands, depth + 1);
     case ExprKind::Binary: {
         std::string a = expr(e->operands[0], depth + 1), b = expr(e->operands[1], depth + 1);
-        DType t = e->operands[0]->dtype;
-        bool fl = ir::isFloat(t);
-        bool dbl = t == DType::Float64;
-        std::string r;
-        switch (e->binaryOp) {
-        case ir::BinaryOp::Add:
-            r = "(" + a + " + " + b + ")";
-            break;
-        case ir::BinaryOp::Sub:
-            r = "(" + a + " - " + b + ")";
-            break;
-        case ir::BinaryOp::Mul:
-            r = "(" + a + " * " + b + ")";
-            break;
-        case ir::BinaryOp::Div:
-            r = "(" + a + " / " + b + ")";
-            break;
-        case ir::BinaryOp::FloorDiv:
-            r = fl ? std::string(dbl ? "floor(" : "floorf(") + a + " / " + b + ")"
-                   : "tb_floordiv<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::FloorMod:
-            r = fl ? "(" + a + " - " + (dbl ? "floor(" : "floorf(") + a + " / " + b + ") * " + b + ")"
-                   : "tb_floormod<" + std::string(cudaComputeType(t)) + ">(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Min:
-            r = "tb_min(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Max:
-            r = "tb_max(" + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::Pow:
-            r = std::string(dbl ? "pow(" : "powf(") + a + ", " + b + ")";
-            break;
-        case ir::BinaryOp::BitAnd:
-            r = "(" + a + " & " + b + ")";
-            break;
-        case ir::BinaryOp::BitOr:
-            r = "(" + a + " | " + b + ")";
-            break;
-        case ir::BinaryOp::BitXor:
-            r = "(" + a + " ^ " + b + ")";
-            break;
-        case ir::BinaryOp::Shl:
-            r = "(" + a + " << " + b + ")";
-            break;
-        case ir::BinaryOp::Shr:
-            r = "(" + a + " >> " + b + ")";
-            break;
-        case ir::BinaryOp::LogicalAnd:
-            r = "(" + a + " && " + b + ")";
-            break;
-        case ir::BinaryOp::LogicalOr:
-            r = "(" + a + " || " + b + ")";
-            break;
-        case ir::BinaryOp::Eq:
-            r = "(" + a + " == " + b + ")";
-            break;
-        case ir::BinaryOp::Ne:
-            r = "(" + a + " != " + b + ")";
-            break;
-        case ir::BinaryOp::Lt:
-            r = "(" + a + " < " + b + ")";
-            break;
-        case ir::BinaryOp::Le:
-            r = "(" + a + " <= " + b + ")";
-            break;
-        case ir::BinaryOp::Gt:
-            r = "(" + a + " > " + b + ")";
-            break;
-        case ir::BinaryOp::Ge:
-            r = "(" + a + " >= " + b + ")";
-            break;
-        }
+        std::string r = binaryText(e->binaryOp, a, b, e->operands[0]->dtype);
         return ir::isComparison(e->binaryOp) || unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Unary: {
@@ -1202,76 +1202,10 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
             a.push_back(expr(op, depth + 1));
         if (a.empty())
             return "0";
-        DType t = e->operands[0]->dtype;
-        bool dbl = t == DType::Float64;
-        auto f = [&](const char* single, const char* dbl64) {
-            return std::string(dbl ? dbl64 : single) + "(" + a[0] + ")";
-        };
-        std::string r;
-        switch (e->intrinsic) {
-        case ir::Intrinsic::Exp:
-            r = f("expf", "exp");
-            break;
-        case ir::Intrinsic::Exp2:
-            r = f("tb_exp2", "exp2");
-            break;
-        case ir::Intrinsic::Exp10:
-            r = f("exp10f", "exp10");
-            break;
-        case ir::Intrinsic::Log:
-            r = f("logf", "log");
-            break;
-        case ir::Intrinsic::Log2:
-            r = f("log2f", "log2");
-            break;
-        case ir::Intrinsic::Log10:
-            r = f("log10f", "log10");
-            break;
-        case ir::Intrinsic::Sqrt:
-            r = f("sqrtf", "sqrt");
-            break;
-        case ir::Intrinsic::Rsqrt:
-            r = f("rsqrtf", "rsqrt");
-            break;
-        case ir::Intrinsic::Abs:
-            r = ir::isFloat(t) ? f("fabsf", "fabs") : "abs(" + a[0] + ")";
-            break;
-        case ir::Intrinsic::Sigmoid:
-            r = dbl ? "(1.0 / (1.0 + exp(-" + a[0] + ")))" : "(1.0f / (1.0f + expf(-" + a[0] + ")))";
-            break;
-        case ir::Intrinsic::Tanh:
-            r = f("tanhf", "tanh");
-            break;
-        case ir::Intrinsic::Sin:
-            r = f("sinf", "sin");
-            break;
-        case ir::Intrinsic::Cos:
-            r = f("cosf", "cos");
-            break;
-        case ir::Intrinsic::Floor:
-            r = f("floorf", "floor");
-            break;
-        case ir::Intrinsic::Ceil:
-            r = f("ceilf", "ceil");
-            break;
-        case ir::Intrinsic::Round:
-            r = f("rintf", "rint");
-            break;
-        case ir::Intrinsic::Trunc:
-            r = f("truncf", "trunc");
-            break;
-        case ir::Intrinsic::Erf:
-            r = f("erff", "erf");
-            break;
-        case ir::Intrinsic::Fma:
-            r = a.size() == 3 ? std::string(dbl ? "fma(" : "fmaf(") + a[0] + ", " + a[1] + ", " + a[2] + ")"
-                              : a[0];
-            break;
-        case ir::Intrinsic::IsNan:
-            return "isnan(" + a[0] + ")";
-        case ir::Intrinsic::IsInf:
-            return "isinf(" + a[0] + ")";
-        }
+        bool roundsItself = false;
+        std::string r = intrinsicText(e->intrinsic, a, e->operands[0]->dtype, roundsItself);
+        if (roundsItself)
+            return r;
         return unrounded ? r : roundTo(e->dtype, r);
     }
     case ExprKind::Cast: {
@@ -1343,14 +1277,14 @@ std::string KernelEmitter::sharedOffset(const Buffer* buffer, const std::vector<
             inner = inner.empty() ? term : "(" + inner + ") * " + std::to_string(outShape[k]) + " + " + term;
         }
         std::string leading;
-        auto shape = passes::constantShape(*buffer);
+        auto shape = ir::constantShape(*buffer);
         for (size_t d = 0; d < lead; ++d)
             leading = leading.empty() ? idx[d]
                                       : "(" + leading + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
         text =
             leading.empty() ? inner : "(" + leading + ") * " + std::to_string(l.outputSize()) + " + " + inner;
     } else {
-        auto shape = passes::constantShape(*buffer);
+        auto shape = ir::constantShape(*buffer);
         for (size_t d = 0; d < idx.size(); ++d)
             text = text.empty() ? idx[d] : "(" + text + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];
     }
@@ -1480,7 +1414,7 @@ std::string KernelEmitter::lvalueText(const Buffer* buffer, const std::vector<Ex
         return nameOf(buffer) + "[" + fragmentSlot(buffer, indices, depth) + "]";
     case MemoryScope::Local: {
         indexStrings();
-        auto shape = passes::constantShape(*buffer);
+        auto shape = ir::constantShape(*buffer);
         std::string text;
         for (size_t d = 0; d < idx.size() && shape; ++d)
             text = text.empty() ? idx[d] : "(" + text + ") * " + std::to_string((*shape)[d]) + " + " + idx[d];

@@ -78,14 +78,12 @@ private:
         const ir::Stmt* copy;
         size_t lastUse; // index in the loop body of the last statement that reads the copy's tile
     };
-    std::vector<EarlyCopy> planEarlyCopies(const std::vector<const ir::Stmt*>& body) const;
     bool emitSingleStagePipeline(const ir::Stmt& s, int depth);
     void emitElementStmt(const ir::Stmt& s, int depth);
     void emitPrint(const ir::Stmt& s);
 
     // ---- shared-memory synchronization ----
     using BufferSet = std::set<const ir::Buffer*>;
-    void sharedEffects(const ir::Stmt& s, BufferSet& reads, BufferSet& writes) const;
     void syncFor(const ir::Stmt& s);
     void syncFor(const BufferSet& reads, const BufferSet& writes);
     void barrier(const std::string& why);
@@ -165,8 +163,6 @@ private:
 
     // ---- tile ops (TileOpLowering.cpp) ----
     void lowerCopy(const ir::Stmt& s);
-    bool lowerVectorCopy(const ir::Stmt& s, const layout::CopyPlan* plan, const layout::Fragment& map,
-                         const std::vector<int64_t>& tile, int vector, bool async);
     void lowerGemm(const ir::Stmt& s);
     // ---- T.gemm (GemmLowering.cpp) ----
     // How one lane addresses a shared operand's ldmatrix rows: a per-lane byte offset computed once, and
@@ -223,6 +219,36 @@ private:
         std::vector<const ir::Var*> vars; // one per non-unit tile dimension
     };
     TileLoopVars makeTileVars(size_t count);
+    // ---- vector copies (VectorCopyLowering.cpp) ----
+    bool lowerVectorCopy(const ir::Stmt& s, const layout::Fragment& map, const std::vector<int64_t>& tile,
+                         int vector, bool async);
+    struct VectorCopy {
+        const ir::Stmt* stmt = nullptr;
+        const ThreadMap* map = nullptr;
+        int vector = 1;
+        bool async = false;
+        int64_t elementBytes = 0, bytes = 0;
+        size_t rank = 0;
+        TileLoopVars vars;
+        std::vector<ir::ExprPtr> srcIdx, dstIdx;
+        std::string sourceType;
+        std::string
+            rowOffsetName; // hoisted cp.async destination offset of the thread, when the layout allows
+        int64_t rowStepBytes = 0;
+        std::string srcLane; // hoisted pointer to the thread's first source element
+        std::string srcPtr, dstPtr;
+        // The full-vector condition's parts; the last dimension's index and extent when it needs a check.
+        std::vector<std::string> full;
+        std::string lastIdx, lastShape;
+        bool lastProvable = true;
+    };
+    const ThreadMap* vectorCopyMap(const ir::Stmt& s, const layout::Fragment& frag,
+                                   const std::vector<int64_t>& tile, int vector, bool& async);
+    bool sharedSideVectorizes(const ir::Region& region, const ThreadMap& map, int vector) const;
+    void emitVectorCopyLanes(VectorCopy& copy);
+    void emitVectorCopyPointers(VectorCopy& copy);
+    void vectorCopyFullCondition(VectorCopy& copy);
+    void emitVectorCopyAccess(VectorCopy& copy);
     std::vector<ir::ExprPtr> regionIndices(const ir::Region& region, const TileLoopVars& vars) const;
     ir::ExprPtr inBounds(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices) const;
     const layout::CopyPlan* copyPlanOf(const ir::Stmt& s) const;

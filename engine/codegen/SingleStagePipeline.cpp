@@ -1,6 +1,7 @@
-// T.Pipelined(num_stages=1) in TileLang's order: one buffer, each chunk's copy issued early (see
-// KernelEmitter.h).
+// T.Pipelined(num_stages=1) in TileLang's order: one buffer, each chunk's copy issued early, as the kernel
+// schedule planned it (engine/passes/KernelSchedule.h).
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 
 #include <cstdint>
@@ -14,52 +15,6 @@ using ir::MemoryScope;
 using ir::Stmt;
 using ir::StmtKind;
 
-namespace {
-
-// True when the region's corner reads no buffer: the copy's address is known before the loop body runs
-// (TileLang would also have to pipeline the statements that compute it).
-bool addressFromIndicesOnly(const ir::Region& region) {
-    bool loads = false;
-    for (const ir::ExprPtr& m : region.mins)
-        ir::forEachExprNode(m,
-                            [&](const ir::Expr& e) { loads = loads || e.kind == ir::ExprKind::BufferLoad; });
-    return !loads;
-}
-
-} // namespace
-
-std::vector<KernelEmitter::EarlyCopy>
-KernelEmitter::planEarlyCopies(const std::vector<const Stmt*>& body) const {
-    std::vector<EarlyCopy> out;
-    std::vector<BufferSet> reads(body.size()), writes(body.size());
-    for (size_t i = 0; i < body.size(); ++i)
-        sharedEffects(*body[i], reads[i], writes[i]);
-    for (size_t i = 0; i < body.size(); ++i) {
-        const Stmt& c = *body[i];
-        if (c.kind != StmtKind::Copy || !c.src.buffer || !c.dst.buffer ||
-            c.src.buffer->scope != MemoryScope::Global || c.dst.buffer->scope != MemoryScope::Shared)
-            continue;
-        const layout::CopyPlan* plan = copyPlanOf(c);
-        if (!plan || plan->instruction != layout::CopyInstruction::CpAsync || !addressFromIndicesOnly(c.src))
-            continue;
-        // TileLang's last_use: the last later statement that reads the tile. No statement before the copy may
-        // read it (it would see the next chunk) and none but the copy may write it.
-        std::optional<size_t> lastUse;
-        bool alone = true;
-        for (size_t j = 0; j < body.size(); ++j) {
-            if (j != i && writes[j].count(c.dst.buffer))
-                alone = false;
-            if (j < i && reads[j].count(c.dst.buffer))
-                alone = false;
-            if (j > i && reads[j].count(c.dst.buffer))
-                lastUse = j;
-        }
-        if (alone && lastUse)
-            out.push_back({&c, *lastUse});
-    }
-    return out;
-}
-
 // TileLang plans num_stages=1 as copies at stage 0 and everything else at stage 1, each copy ordered right
 // after the last statement that reads its tile (tilelang-reference §6.1). With one buffer this means: the
 // prologue issues chunk 0; iteration k waits for its chunk, and once the tile has been read (a barrier later,
@@ -72,9 +27,13 @@ bool KernelEmitter::emitSingleStagePipeline(const Stmt& s, int depth) {
             body.push_back(c.get());
     else if (s.body)
         body.push_back(s.body.get());
-    std::vector<EarlyCopy> early = planEarlyCopies(body);
-    if (early.empty())
+    // The kernel schedule chose the copies that move (and after which statement each is issued).
+    const layout::PipelineSchedule* schedule = m_plan ? m_plan->schedule.pipelineOf(&s) : nullptr;
+    if (!schedule || schedule->shape != layout::PipelineShape::EarlyIssue)
         return false;
+    std::vector<EarlyCopy> early;
+    for (const layout::PipelineCopy& c : schedule->asyncCopies)
+        early.push_back({c.copy, c.issueAfter});
     auto isEarly = [&](const Stmt* c) {
         for (const EarlyCopy& e : early)
             if (e.copy == c)
@@ -82,7 +41,7 @@ bool KernelEmitter::emitSingleStagePipeline(const Stmt& s, int depth) {
         return false;
     };
     BufferSet loopReads, loopWrites;
-    sharedEffects(*s.body, loopReads, loopWrites);
+    ir::sharedEffects(*s.body, loopReads, loopWrites);
     const std::string v = nameOf(s.loopVar), lo = expr(s.min), n = expr(s.extent);
     const bool zeroMin = ir::constantInt(s.min) == 0;
     // The barrier the copies need (their tiles read by other threads) comes before the guard around them, so
@@ -91,7 +50,7 @@ bool KernelEmitter::emitSingleStagePipeline(const Stmt& s, int depth) {
                      const std::string& iteration) {
         BufferSet r, w;
         for (const Stmt* c : copies)
-            sharedEffects(*c, r, w);
+            ir::sharedEffects(*c, r, w);
         syncFor(r, w);
         if (!guard.empty())
             open("if (" + guard + ")", copies.front()->range);

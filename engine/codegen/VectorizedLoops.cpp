@@ -8,8 +8,9 @@
 // its place. Accesses that do not qualify stay scalar inside the element loop, so the result is the same
 // either way; only the instruction count (and the wavefronts the analysis predicts) depend on it.
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/passes/IndexConversion.h"
 
 #include <cstdint>
 #include <functional>
@@ -137,7 +138,7 @@ bool KernelEmitter::sharedRunContiguous(
     const SharedSlot& slot = it->second;
     if (slot.stages > 1 && slot.stageElements % V != 0)
         return false;
-    auto shape = passes::constantShape(*buffer);
+    auto shape = ir::constantShape(*buffer);
     if (!shape)
         return false;
     auto locate = [&](const std::vector<int64_t>& q) -> std::optional<SharedPoint> {

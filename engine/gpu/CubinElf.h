@@ -1,6 +1,6 @@
 // The ELF structure of a cubin, read without trusting the file: the section table, bounds-checked
 // little-endian reads, and the per-function resources ptxas records in `.nv.info` (registers, stack frame).
-// Used by the line-table reader (engine/profile/CubinLineTable) and by compileCuda, which needs the register
+// Used by the line-table reader (engine/gpu/CubinLineTable) and by compileCuda, which needs the register
 // count when NVRTC answered from its ptxas cache and printed no ptxas report.
 #pragma once
 

@@ -1,8 +1,8 @@
 // Copy planning: instruction, vector width and thread map of every T.copy.
 #include "engine/passes/CopyPlanning.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/passes/FragmentDerivation.h"
-#include "engine/passes/IrQueries.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace {
 // True when the copied tile's innermost (non-unit) dimension is the buffer's last dimension, i.e. the
 // elements a vector would move are adjacent in memory.
 bool innermostContiguous(const std::vector<int64_t>& extents) {
-    std::vector<size_t> dims = nonUnitDims(extents);
+    std::vector<size_t> dims = ir::nonUnitDims(extents);
     return dims.empty() || dims.back() + 1 == extents.size();
 }
 
@@ -43,15 +43,15 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
     for (layout::KernelPlan& kernel : plan.kernels) {
         FragmentTableCache local;
         FragmentTableCache& cache = context.tables ? *context.tables : local;
-        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>& enclosing) {
+        ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>& enclosing) {
             if (s.kind != ir::StmtKind::Copy || !s.src.buffer || !s.dst.buffer)
                 return;
-            std::optional<std::vector<int64_t>> srcExt = constantExtents(s.src);
-            std::optional<std::vector<int64_t>> dstExt = constantExtents(s.dst);
+            std::optional<std::vector<int64_t>> srcExt = ir::constantExtents(s.src);
+            std::optional<std::vector<int64_t>> dstExt = ir::constantExtents(s.dst);
             if (!srcExt || !dstExt)
                 return;
             std::vector<int64_t> shape;
-            for (size_t d : nonUnitDims(*dstExt))
+            for (size_t d : ir::nonUnitDims(*dstExt))
                 shape.push_back((*dstExt)[d]);
             if (shape.empty())
                 shape.push_back(1);
@@ -118,9 +118,9 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                 cp.reason = "global -> shared with 16-byte aligned rows (" + std::to_string(rowBytes) +
                             " bytes) on " + context.target.name + ": cp.async.cg of 16 bytes" +
                             (pipelined ? ", overlapped by the software pipeline" : "");
-                if (context.target.hasTma)
-                    cp.reason += " (TMA would apply in a warp-specialised producer; the portable backend "
-                                 "uses cp.async)";
+                if (context.device.hasTma && !context.target.hasTma)
+                    cp.reason += " (TMA on " + context.device.name + " in a warp-specialised producer; the " +
+                                 backendName(context.backend) + " backend uses cp.async)";
             } else {
                 cp.instruction = layout::CopyInstruction::VectorLoadStore;
                 int64_t v = contiguous ? paddingVector(total, vmax, kernel.threads) : 1;

@@ -1,10 +1,11 @@
 // Layout inference: strict, common and free levels over the ops of each kernel.
 #include "engine/passes/LayoutInference.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentContains.h"
 #include "engine/passes/FragmentDerivation.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/passes/IndexConversion.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -260,12 +261,12 @@ private:
         Op op;
         op.kind = OpKind::Copy;
         op.stmt = &s;
-        std::optional<std::vector<int64_t>> srcExt = constantExtents(s.src);
-        std::optional<std::vector<int64_t>> dstExt = constantExtents(s.dst);
+        std::optional<std::vector<int64_t>> srcExt = ir::constantExtents(s.src);
+        std::optional<std::vector<int64_t>> dstExt = ir::constantExtents(s.dst);
         const ir::Region& fragRegion = srcFrag ? s.src : s.dst;
         std::optional<std::vector<int64_t>> fragExt = srcFrag ? srcExt : dstExt;
         if (fragExt) {
-            std::vector<size_t> dims = nonUnitDims(*fragExt);
+            std::vector<size_t> dims = ir::nonUnitDims(*fragExt);
             for (size_t d : dims)
                 op.loopShape.push_back((*fragExt)[d]);
             if (op.loopShape.empty())
@@ -274,7 +275,7 @@ private:
             if (fa)
                 op.accesses.push_back(*fa);
             if (srcFrag && dstFrag && dstExt) {
-                std::vector<size_t> dstDims = nonUnitDims(*dstExt);
+                std::vector<size_t> dstDims = ir::nonUnitDims(*dstExt);
                 bool same = dstDims.size() == dims.size();
                 for (size_t k = 0; same && k < dims.size(); ++k)
                     same = (*dstExt)[dstDims[k]] == (*fragExt)[dims[k]];
@@ -366,7 +367,7 @@ private:
 
     // ---- layouts --------------------------------------------------------------------------------
 
-    std::optional<std::vector<int64_t>> shapeOf(const ir::Buffer* b) const { return constantShape(*b); }
+    std::optional<std::vector<int64_t>> shapeOf(const ir::Buffer* b) const { return ir::constantShape(*b); }
 
     void enqueueUsers(const ir::Buffer* b) {
         for (size_t u : m_users[b])

@@ -1,9 +1,10 @@
 // Loop planning: thread maps of memory-only loops and vector widths of every parallel loop.
 #include "engine/passes/LoopPlanning.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 #include "engine/passes/FragmentDerivation.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/passes/IndexConversion.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -112,7 +113,7 @@ void runLoopPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
         FragmentTableCache& cache = context.tables ? *context.tables : local;
         std::vector<const ir::Stmt*> outers;
         std::vector<const ir::Stmt*> skip;
-        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>& enclosing) {
+        ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>& enclosing) {
             if (s.kind != ir::StmtKind::For || s.loopKind != ir::LoopKind::Parallel)
                 return;
             for (const ir::Stmt* e : enclosing)

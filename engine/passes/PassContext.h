@@ -1,9 +1,12 @@
-// What every layout pass is given besides the IR and the plan: the target GPU, the options that change
-// TileLang's choices (pass configs such as tl.disable_wgmma) and, optionally, the source text so that
-// plan entries and diagnostics can say "line 30" instead of a byte offset.
+// What every layout pass is given besides the IR and the plan: the instruction target (the GPU's limits with
+// the backend's instruction set), the GPU itself and the backend (so a plan can say what the hardware would
+// have allowed), the options that change TileLang's choices (pass configs such as tl.disable_wgmma) and,
+// optionally, the source text so that plan entries and diagnostics can say "line 30" instead of a byte
+// offset.
 #pragma once
 
 #include "engine/support/SourceManager.h"
+#include "engine/target/Backend.h"
 #include "engine/target/Target.h"
 
 #include <string>
@@ -19,7 +22,10 @@ struct PassOptions {
 };
 
 struct PassContext {
-    Target target = targetSm90a();
+    // The instructions the plan may use: instructionTarget(device, backend).
+    Target target = instructionTarget(targetSm90a(), Backend::Portable);
+    Target device = targetSm90a();
+    Backend backend = Backend::Portable;
     PassOptions options;
     const SourceManager* sources = nullptr; // may be null: origins then omit line numbers
     // Tables of fragments shared by the passes of one planLayouts call (set by it); may be null.

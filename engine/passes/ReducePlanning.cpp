@@ -1,9 +1,9 @@
 // Reduce planning: threads per output, butterfly offsets, shared rounds.
 #include "engine/passes/ReducePlanning.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/passes/FragmentDerivation.h"
-#include "engine/passes/IrQueries.h"
 
 #include <cstdint>
 #include <map>
@@ -17,7 +17,7 @@ namespace tb::passes {
 void runReducePlanning(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
                        DiagnosticEngine& diagnostics) {
     for (layout::KernelPlan& kernel : plan.kernels) {
-        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             if (s.kind != ir::StmtKind::Reduce)
                 return;
             const layout::FragmentPlan* src = kernel.fragmentOf(s.srcBuffer);

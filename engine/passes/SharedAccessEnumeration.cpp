@@ -5,6 +5,7 @@
 // loop layout, reductions through the AllReduce scratch pattern, element accesses through the thread index.
 #include "engine/passes/SharedAccessEnumeration.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmInstruction.h"
 #include "engine/layout/algebra/WarpPartition.h"
@@ -195,17 +196,6 @@ std::vector<int64_t> dropUnitDims(const std::vector<int64_t>& shape) {
     return out;
 }
 
-std::optional<std::vector<int64_t>> constantShape(const ir::Buffer& buffer) {
-    std::vector<int64_t> shape;
-    for (size_t d = 0; d < buffer.rank(); ++d) {
-        std::optional<int64_t> e = buffer.constantExtent(d);
-        if (!e || *e < 1)
-            return std::nullopt;
-        shape.push_back(*e);
-    }
-    return shape;
-}
-
 // ---- byte addresses of a shared buffer ---------------------------------------------------------------
 
 // Offsets (in elements) of every element of the buffer through a layout. The layout may cover only the
@@ -257,7 +247,7 @@ struct BufferAddressing {
 
 BufferAddressing makeAddressing(const ir::Buffer& buffer, const layout::SharedBufferPlan* plan) {
     BufferAddressing a;
-    std::optional<std::vector<int64_t>> shape = constantShape(buffer);
+    std::optional<std::vector<int64_t>> shape = ir::constantShape(buffer);
     if (!shape) {
         a.failure = "shared buffer " + buffer.name + " has a shape that is not a compile-time constant";
         return a;

@@ -2,8 +2,9 @@
 #include "engine/passes/SharedLayouts.h"
 
 #include "engine/check/SharedMemoryBudget.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/layout/algebra/Swizzle.h"
-#include "engine/passes/IrQueries.h"
+#include "engine/passes/IndexConversion.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -82,7 +83,7 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
         check::KernelSharedMemory budget = check::kernelSharedMemory(*kernel.kernel);
         std::map<const ir::Buffer*, const ir::LayoutAnnotation*> annotations;
         std::map<const ir::Buffer*, std::vector<Request>> requests;
-        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             if (s.kind == ir::StmtKind::AnnotateLayout)
                 for (const ir::LayoutAnnotation& a : s.layouts)
                     if (a.buffer && a.buffer->scope == ir::MemoryScope::Shared)
@@ -94,7 +95,7 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                 const ir::Region& r = operand == 0 ? g.gemm->a : g.gemm->b;
                 if (!r.buffer || r.buffer->scope != ir::MemoryScope::Shared)
                     continue;
-                std::optional<std::vector<int64_t>> shape = constantShape(*r.buffer);
+                std::optional<std::vector<int64_t>> shape = ir::constantShape(*r.buffer);
                 if (!shape || shape->size() < 2)
                     continue;
                 const bool kMajor = operand == 0 ? !g.gemm->transposeA : g.gemm->transposeB;
@@ -117,7 +118,7 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
         for (const ir::Buffer* b : kernel.kernel->allocations) {
             if (b->scope != ir::MemoryScope::Shared)
                 continue;
-            std::optional<std::vector<int64_t>> shape = constantShape(*b);
+            std::optional<std::vector<int64_t>> shape = ir::constantShape(*b);
             if (!shape)
                 continue;
             layout::SharedBufferPlan sp;

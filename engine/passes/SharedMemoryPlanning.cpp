@@ -1,7 +1,5 @@
-// Shared-memory budget and occupancy by shared memory, threads and the block limit.
+// Shared-memory budget and occupancy by shared memory, threads and the block limit (see the header).
 #include "engine/passes/SharedMemoryPlanning.h"
-
-#include "engine/check/SharedMemoryBudget.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,9 +10,10 @@ void runSharedMemoryPlanning(const ir::Module&, layout::LayoutPlan& plan, const 
                              DiagnosticEngine&) {
     const Target& target = context.target;
     for (layout::KernelPlan& kernel : plan.kernels) {
-        check::KernelSharedMemory budget = check::kernelSharedMemory(*kernel.kernel);
+        // The arena the kernel really allocates (kernel-schedule: stage copies, 128-byte slot alignment,
+        // the reduction scratch), not just the sum of the buffers.
         layout::SharedMemoryBudgetPlan& bp = kernel.budget;
-        bp.totalBytes = budget.totalBytes;
+        bp.totalBytes = kernel.schedule.arena.totalBytes;
         bp.limitBytes = target.maxSharedMemoryPerBlock;
         const int64_t threads = std::max<int64_t>(kernel.threads, 1);
         bp.blocksPerSmByThreads = threads > target.maxThreadsPerBlock ? 0 : target.maxThreadsPerSm / threads;

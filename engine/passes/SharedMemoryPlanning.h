@@ -1,8 +1,7 @@
-// Pass 5, shared-memory planning: the kernel's shared-memory budget (bytes per buffer x the stages the
-// software pipeline keeps, engine/check/SharedMemoryBudget.h — the same number the checks hold against
-// the limit; the small AllReduce scratch of cross-warp reductions is reported by each ReducePlan) against the
-// target's per-block limit, and how many blocks fit on one SM by shared memory, by threads and by the
-// target's block limit.
+// Pass shared-memory-planning: the kernel's shared-memory budget, the arena the kernel-schedule pass laid
+// out (bytes per buffer x the stages the software pipeline keeps, each slot aligned to 128 bytes, plus the
+// all-reduce scratch of cross-warp reductions), against the target's per-block limit, and how many blocks fit
+// on one SM by shared memory, by threads and by the target's block limit.
 #pragma once
 
 #include "engine/ir/Module.h"

@@ -1,12 +1,13 @@
 // Warp partition: instruction, warp grid and fragments for every T.gemm.
 #include "engine/passes/WarpPartition.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/layout/algebra/GemmFragments.h"
-#include "engine/passes/IrQueries.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,11 +29,11 @@ namespace {
 
 // The last two extents of a region (a gemm operand may be a 2-D slice of a higher-rank buffer).
 std::optional<std::pair<int64_t, int64_t>> tile2d(const ir::Region& region) {
-    std::optional<std::vector<int64_t>> extents = constantExtents(region);
+    std::optional<std::vector<int64_t>> extents = ir::constantExtents(region);
     if (!extents || extents->empty())
         return std::nullopt;
     std::vector<int64_t> dims;
-    for (size_t d : nonUnitDims(*extents))
+    for (size_t d : ir::nonUnitDims(*extents))
         dims.push_back((*extents)[d]);
     while (dims.size() < 2)
         dims.insert(dims.begin(), 1);
@@ -43,13 +44,30 @@ void reportLayoutError(DiagnosticEngine& diagnostics, const layout::LayoutError&
     diagnostics.error(error.code, range, error.message, error.hint);
 }
 
+// On a backend without wgmma, what the device itself would have issued for this gemm ("wgmma m64n128k16"),
+// or "" when it would have used mma.sync too. The plan's reason says so, since TileLang would emit wgmma.
+std::string instructionTheDeviceWouldUse(const PassContext& context, int64_t M, int64_t N, int64_t K,
+                                         int64_t numWarps, const layout::GemmOperandTypes& types,
+                                         layout::GemmWarpPolicy policy) {
+    if (context.target.hasWgmma || !context.device.hasWgmma)
+        return {};
+    auto wgmma =
+        layout::selectGemmInstruction(context.device, M, N, K, numWarps, types, context.options.disableWgmma);
+    if (!wgmma || wgmma->kind != layout::GemmInstructionKind::Wgmma)
+        return {};
+    auto grid = layout::computeWarpGrid(M, N, numWarps, policy, *wgmma);
+    if (!grid)
+        return {};
+    return "wgmma m64n" + std::to_string(grid->atomN) + "k" + std::to_string(wgmma->k);
+}
+
 } // namespace
 
 void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
                       DiagnosticEngine& diagnostics) {
     for (layout::KernelPlan& kernel : plan.kernels) {
         const int64_t numWarps = std::max<int64_t>(kernel.threads / context.target.warpSize, 1);
-        walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             if (s.kind != ir::StmtKind::Gemm || !s.a.buffer || !s.b.buffer || !s.c.buffer)
                 return;
             auto a = tile2d(s.a), b = tile2d(s.b), c = tile2d(s.c);
@@ -75,6 +93,12 @@ void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                 reportLayoutError(diagnostics, instruction.error(), s.range);
                 return;
             }
+            std::string wouldUse =
+                instructionTheDeviceWouldUse(context, M, N, K, numWarps, types, toLayoutPolicy(s.policy));
+            if (!wouldUse.empty())
+                instruction.value().reason = wouldUse + " on " + context.device.name +
+                                             "; emitting mma.sync: " + backendName(context.backend) +
+                                             " backend (" + instruction->reason + ")";
             auto grid = layout::computeWarpGrid(M, N, numWarps, toLayoutPolicy(s.policy), *instruction);
             if (!grid) {
                 reportLayoutError(diagnostics, grid.error(), s.range);

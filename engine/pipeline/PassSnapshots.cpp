@@ -7,6 +7,8 @@
 #include "engine/ir/Printer.h"
 #include "engine/layout/plan/BankPrinter.h"
 #include "engine/layout/plan/PlanPrinter.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
+#include "engine/pipeline/PassTable.h"
 
 #include <algorithm>
 #include <cctype>
@@ -47,10 +49,7 @@ size_t indentOf(const std::string& line) {
     return n;
 }
 
-struct Snapshot {
-    std::string text;
-    std::vector<int> tileLines;
-};
+using Snapshot = PassText;
 
 Snapshot join(const std::vector<std::string>& lines, const std::vector<int>& links) {
     Snapshot s;
@@ -123,7 +122,7 @@ std::vector<std::string> planSection(const std::string& text, bool keepBudget) {
     return marked;
 }
 
-enum class Section { Gemms, Fragments, Loops, Reduces, Copies, SharedLayouts, Budget };
+enum class Section { Gemms, Fragments, Loops, Reduces, Copies, SharedLayouts, Schedule, Budget };
 
 layout::LayoutPlan keepOnly(const layout::LayoutPlan& plan, Section section) {
     layout::LayoutPlan out = plan;
@@ -132,7 +131,7 @@ layout::LayoutPlan keepOnly(const layout::LayoutPlan& plan, Section section) {
             k.gemms.clear();
         if (section != Section::Fragments && section != Section::SharedLayouts)
             k.fragments.clear();
-        if (section != Section::SharedLayouts && section != Section::Budget)
+        if (section != Section::SharedLayouts)
             k.sharedBuffers.clear();
         if (section != Section::Loops)
             k.loops.clear();
@@ -140,6 +139,8 @@ layout::LayoutPlan keepOnly(const layout::LayoutPlan& plan, Section section) {
             k.reduces.clear();
         if (section != Section::Copies)
             k.copies.clear();
+        if (section != Section::Schedule)
+            k.schedule = {};
         k.sharedAccesses.clear();
         if (section != Section::Budget)
             k.budget = {};
@@ -147,37 +148,32 @@ layout::LayoutPlan keepOnly(const layout::LayoutPlan& plan, Section section) {
     return out;
 }
 
-Snapshot planSnapshot(const std::string& pass, const layout::LayoutPlan& plan, const SourceManager& sources) {
+layout::PlanPrintOptions printOptions(const CompileResult& result) {
     layout::PlanPrintOptions options;
-    options.sources = &sources;
-    std::vector<std::string> lines;
-    if (pass == "warp-partition")
-        lines = planSection(layout::printPlanText(keepOnly(plan, Section::Gemms), options), false);
-    else if (pass == "layout-inference")
-        lines = splitLines(layout::printLayoutsText(keepOnly(plan, Section::Fragments), options));
-    else if (pass == "loop-planning")
-        lines = planSection(layout::printPlanText(keepOnly(plan, Section::Loops), options), false);
-    else if (pass == "reduce-planning")
-        lines = planSection(layout::printPlanText(keepOnly(plan, Section::Reduces), options), false);
-    else if (pass == "copy-planning")
-        lines = planSection(layout::printPlanText(keepOnly(plan, Section::Copies), options), false);
-    else if (pass == "shared-layouts")
-        lines = splitLines(layout::printLayoutsText(keepOnly(plan, Section::SharedLayouts), options));
-    else if (pass == "shared-memory-planning")
-        lines = planSection(layout::printPlanText(keepOnly(plan, Section::Budget), options), true);
-    if (pass == "bank-analysis") {
-        lines = splitLines(layout::printBankTable(plan, sources));
-        std::vector<int> links(lines.size(), 0);
-        // Rows of the per-access and per-line tables start with the tile-program line.
-        for (size_t i = 0; i < lines.size(); ++i)
-            if (!lines[i].empty() && lines[i][0] == ' ')
-                links[i] = leadingInt(lines[i]);
-        return join(lines, links);
-    }
-    return join(lines, planTextLinks(lines, plan, sources));
+    options.sources = &result.sources;
+    return options;
+}
+
+Snapshot planTextSection(const CompileResult& result, Section section) {
+    if (!result.plan)
+        return join({"(no layout plan)"}, {});
+    std::vector<std::string> lines =
+        planSection(layout::printPlanText(keepOnly(*result.plan, section), printOptions(result)),
+                    section == Section::Budget);
+    return join(lines, planTextLinks(lines, *result.plan, result.sources));
+}
+
+Snapshot layoutsSection(const CompileResult& result, Section section) {
+    if (!result.plan)
+        return join({"(no layout plan)"}, {});
+    std::vector<std::string> lines =
+        splitLines(layout::printLayoutsText(keepOnly(*result.plan, section), printOptions(result)));
+    return join(lines, planTextLinks(lines, *result.plan, result.sources));
 }
 
 Snapshot irSnapshot(const CompileResult& result, const std::string& heading) {
+    if (!result.module)
+        return join({"(no Tile IR: elaboration reported errors)"}, {});
     std::vector<std::string> lines = {heading};
     std::vector<int> links = {0};
     for (const ir::PrintedLine& l : ir::printModuleLines(*result.module, &result.sources)) {
@@ -199,71 +195,88 @@ std::string diagnosticCounts(const CompileResult& result) {
 
 } // namespace
 
-const PassInfo& codegenPassInfo() {
-    static const PassInfo info = {
-        "codegen", "generate CUDA C++ for the portable mma.sync path (a wgmma plan is re-planned "
-                   "for sm_80's instruction set first)"};
-    return info;
+PassText snapshotSyntaxTree(const CompileResult& result) {
+    return join(splitLines(ast::dumpModule(result.ast)), {});
 }
 
-std::vector<PassSnapshot> passSnapshots(const CompileResult& result, const layout::LayoutPlan* plan,
-                                        const codegen::GeneratedCuda* cuda) {
+PassText snapshotTileIr(const CompileResult& result) {
+    return irSnapshot(result, "# the Tile IR of the specialized kernel");
+}
+
+PassText snapshotIrUnchanged(const CompileResult& result) {
+    return irSnapshot(result,
+                      "# this pass reads the Tile IR and does not change it; " + diagnosticCounts(result));
+}
+
+PassText snapshotWarpPartition(const CompileResult& result) {
+    return planTextSection(result, Section::Gemms);
+}
+
+PassText snapshotFragments(const CompileResult& result) {
+    return layoutsSection(result, Section::Fragments);
+}
+
+PassText snapshotLoops(const CompileResult& result) {
+    return planTextSection(result, Section::Loops);
+}
+
+PassText snapshotReduces(const CompileResult& result) {
+    return planTextSection(result, Section::Reduces);
+}
+
+PassText snapshotCopies(const CompileResult& result) {
+    return planTextSection(result, Section::Copies);
+}
+
+PassText snapshotSharedLayouts(const CompileResult& result) {
+    return layoutsSection(result, Section::SharedLayouts);
+}
+
+PassText snapshotSchedule(const CompileResult& result) {
+    return planTextSection(result, Section::Schedule);
+}
+
+PassText snapshotBudget(const CompileResult& result) {
+    return planTextSection(result, Section::Budget);
+}
+
+PassText snapshotBanks(const CompileResult& result) {
+    if (!result.plan)
+        return join({"(no layout plan)"}, {});
+    std::vector<std::string> lines = splitLines(layout::printBankTable(*result.plan, result.sources));
+    std::vector<int> links(lines.size(), 0);
+    // Rows of the per-access and per-line tables start with the tile-program line.
+    for (size_t i = 0; i < lines.size(); ++i)
+        if (!lines[i].empty() && lines[i][0] == ' ')
+            links[i] = leadingInt(lines[i]);
+    return join(lines, links);
+}
+
+PassText snapshotCuda(const CompileResult& result) {
+    GeneratedCuda cuda = generateCudaText(result);
+    if (!cuda.ok)
+        return join(splitLines("(code generation failed)\n" + cuda.message), {});
+    return {cuda.text, cuda.tileLines};
+}
+
+std::vector<PassSnapshot> passSnapshots(const CompileResult& result) {
     std::vector<PassSnapshot> out;
-    auto ran = [&](const std::string& pass) {
-        return std::any_of(result.timings.begin(), result.timings.end(),
-                           [&](const PassTiming& t) { return t.pass == pass; });
-    };
-    for (const PassInfo& info : pipelinePasses()) {
+    for (const PassDefinition& row : passTable()) {
         PassSnapshot s;
-        s.pass = info.name;
-        s.summary = info.summary;
-        s.ran = ran(s.pass);
-        Snapshot snap;
-        if (!s.ran) {
-            snap =
-                join({"(did not run: the pipeline stopped at an earlier pass's errors, or before it)"}, {});
-        } else if (s.pass == "parse") {
-            snap = join(splitLines(ast::dumpModule(result.ast)), {});
-        } else if (!result.module) {
-            snap = join({"(no Tile IR: elaboration reported errors)"}, {});
-        } else if (s.pass == "elaborate") {
-            snap = irSnapshot(result, "# the Tile IR of the specialized kernel");
-        } else if (s.pass == "verify" || s.pass == "check") {
-            snap = irSnapshot(result, "# " + s.pass + " reads the Tile IR and does not change it; " +
-                                          diagnosticCounts(result));
-        } else if (!plan) {
-            snap = join({"(no layout plan)"}, {});
-        } else {
-            snap = planSnapshot(s.pass, *plan, result.sources);
-        }
-        if (snap.text.empty())
-            snap = join({"(empty)"}, {});
-        s.text = std::move(snap.text);
-        s.tileLines = std::move(snap.tileLines);
+        s.pass = row.info.name;
+        s.summary = row.info.summary;
+        s.ran = result.ran(s.pass);
+        PassText text =
+            s.ran
+                ? row.snapshot(result)
+                : join({"(did not run: the pipeline stopped at an earlier pass's errors, or before it)"}, {});
+        if (text.text.empty())
+            text = join({"(empty)"}, {});
+        s.text = std::move(text.text);
+        s.tileLines = std::move(text.tileLines);
+        s.tileLines.resize(size_t(std::count(s.text.begin(), s.text.end(), '\n')), 0);
         out.push_back(std::move(s));
     }
-
-    PassSnapshot code;
-    code.pass = codegenPassInfo().name;
-    code.summary = codegenPassInfo().summary;
-    codegen::GeneratedCuda generated;
-    if (!cuda && result.ok() && plan) {
-        generated = codegen::generateCudaText(result, *plan);
-        cuda = &generated;
-    }
-    code.ran = cuda != nullptr;
-    if (!cuda) {
-        code.text = "(not generated: the program has errors or no layout plan)\n";
-        code.tileLines = {0};
-    } else if (!cuda->ok) {
-        Snapshot snap = join(splitLines("(code generation failed)\n" + cuda->message), {});
-        code.text = std::move(snap.text);
-        code.tileLines = std::move(snap.tileLines);
-    } else {
-        code.text = cuda->text;
-        code.tileLines = cuda->tileLines;
-    }
-    out.push_back(std::move(code));
     return out;
 }
 

@@ -1,73 +1,67 @@
+// compileTileProgram: runs the pass table's rows in order (see Pipeline.h and PassTable.h).
 #include "engine/pipeline/Pipeline.h"
 
-#include "engine/check/Checks.h"
-#include "engine/frontend/Parser.h"
-#include "engine/ir/Verifier.h"
-#include "engine/passes/BankAnalysis.h"
-#include "engine/passes/CopyPlanning.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/passes/FragmentDerivation.h"
-#include "engine/passes/LayoutInference.h"
-#include "engine/passes/LayoutPipeline.h"
-#include "engine/passes/LoopPlanning.h"
-#include "engine/passes/PassContext.h"
-#include "engine/passes/ReducePlanning.h"
-#include "engine/passes/SharedLayouts.h"
-#include "engine/passes/SharedMemoryPlanning.h"
-#include "engine/passes/WarpPartition.h"
+#include "engine/pipeline/PassTable.h"
+#include "engine/support/Stopwatch.h"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace tb {
 
-const std::vector<PassInfo>& pipelinePasses() {
-    static const std::vector<PassInfo> passes = {
-        {"parse", "lex and parse the Python subset of tile programs into a syntax tree"},
-        {"elaborate", "run the compile-time Python and build the Tile IR of the specialized kernel"},
-        {"verify", "check the Tile IR's internal invariants (a failure is a TileBench bug)"},
-        {"check", "check shapes, dtypes, scopes, indices, thread counts and the shared-memory budget"},
-        {"warp-partition",
-         "choose each gemm's instruction (mma.sync or wgmma) and split its tile over warps"},
-        {"layout-inference", "infer every fragment's thread and register layout: strict, common, then free"},
-        {"loop-planning", "map each T.Parallel nest to threads and pick its vector width"},
-        {"reduce-planning", "plan reductions: thread-local, then shuffles, then a shared-memory round"},
-        {"copy-planning", "choose each T.copy's instruction (cp.async, vector ld/st) and thread mapping"},
-        {"shared-layouts", "choose each shared buffer's swizzle or padding, honouring T.annotate_layout"},
-        {"shared-memory-planning", "bytes per buffer x pipeline stages against the target; blocks per SM"},
-        {"bank-analysis", "enumerate every shared-memory warp instruction and count its bank wavefronts"},
-    };
-    return passes;
-}
-
 CompileResult::CompileResult() = default;
 CompileResult::~CompileResult() = default;
 
+bool CompileResult::ran(const std::string& pass) const {
+    return std::any_of(timings.begin(), timings.end(), [&](const PassTiming& t) { return t.pass == pass; });
+}
+
+bool CompileResult::planComplete() const {
+    return plan && ran("bank-analysis") && (failedPass.empty() || failedPass == "codegen");
+}
+
+const std::vector<PassInfo>& pipelinePasses() {
+    static const std::vector<PassInfo> passes = [] {
+        std::vector<PassInfo> out;
+        for (const PassDefinition& row : passTable())
+            out.push_back(row.info);
+        return out;
+    }();
+    return passes;
+}
+
 namespace {
 
-// Times one pass and records it; returns false when the pipeline should stop here.
-class PassRunner {
-public:
-    PassRunner(CompileResult& result, const CompileOptions& options) : m_result(result), m_options(options) {}
-
-    template <typename Fn>
-    bool run(const char* name, Fn&& fn) {
-        if (m_stopped)
-            return false;
-        auto start = std::chrono::steady_clock::now();
-        fn();
-        auto end = std::chrono::steady_clock::now();
-        m_result.timings.push_back({name, std::chrono::duration<double, std::milli>(end - start).count()});
-        if (m_result.diagnostics.hasErrors() || m_options.stopAfter == name)
-            m_stopped = true;
-        return !m_stopped;
+// One KernelPlan per Kernel statement, in program order: the frame the layout passes fill.
+std::unique_ptr<layout::LayoutPlan> emptyPlan(const ir::Module& module, const Target& target) {
+    auto plan = std::make_unique<layout::LayoutPlan>();
+    plan->target = target;
+    for (const ir::KernelRef& k : ir::kernelsOf(module)) {
+        layout::KernelPlan kernel;
+        kernel.kernel = k.kernel;
+        kernel.func = k.func;
+        kernel.threads = ir::blockThreads(*k.kernel);
+        plan->kernels.push_back(std::move(kernel));
     }
+    return plan;
+}
 
-    bool stopped() const { return m_stopped; }
-
-private:
-    CompileResult& m_result;
-    const CompileOptions& m_options;
-    bool m_stopped = false;
-};
+bool needsMet(const CompileResult& r, PassNeeds needs) {
+    switch (needs) {
+    case PassNeeds::Source:
+    case PassNeeds::Ast:
+        return true;
+    case PassNeeds::Module:
+    case PassNeeds::Plan:
+        return r.module != nullptr;
+    case PassNeeds::Cuda:
+        return r.module != nullptr && r.plan != nullptr;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -76,46 +70,40 @@ std::unique_ptr<CompileResult> compileTileProgram(std::string fileName, std::str
     auto result = std::make_unique<CompileResult>();
     CompileResult& r = *result;
     r.file = r.sources.addFile(std::move(fileName), std::move(text));
-    PassRunner passes(r, options);
-
-    passes.run("parse", [&] { r.ast = parseModule(r.sources, r.file, r.diagnostics); });
-    passes.run("elaborate",
-               [&] { r.module = elaborate(r.sources, r.ast, options.elaborate, r.diagnostics); });
-    passes.run("verify", [&] {
-        if (r.module)
-            verifyModule(*r.module, r.diagnostics);
-    });
-    passes.run("check", [&] {
-        if (r.module)
-            check::checkModule(*r.module, options.target, r.diagnostics);
-    });
-
-    // The layout engine. Each pass reads the plan its predecessors filled: warp grids fix the gemm
-    // fragments that inference propagates; loop, reduce and copy plans follow the inferred fragments;
-    // bank analysis needs the copy plans and the chosen shared layouts.
+    r.device = options.target;
+    r.backend = options.backend.value_or(defaultBackend(options.target));
+    std::string why;
+    if (!backendSupported(r.device, r.backend, &why)) {
+        r.diagnostics.error("backend-unsupported", {}, why, "choose --backend portable for this target");
+        r.failedPass = "parse";
+        return result;
+    }
+    r.target = instructionTarget(r.device, r.backend);
     r.fragmentTables = std::make_unique<passes::FragmentTableCache>();
-    passes::PassContext context;
-    context.target = options.target;
+
+    PassEnvironment environment{options, {}};
+    passes::PassContext& context = environment.context;
+    context.target = r.target;
+    context.device = r.device;
+    context.backend = r.backend;
     context.options.disableWgmma = options.disableWgmma;
     context.sources = &r.sources;
     context.tables = r.fragmentTables.get();
-    auto layoutPass = [&](const char* name, auto&& pass) {
-        passes.run(name, [&] { pass(*r.module, *r.plan, context, r.diagnostics); });
-    };
-    if (r.module && !passes.stopped()) {
-        r.plan = std::make_unique<layout::LayoutPlan>();
-        passes::initKernelPlans(*r.module, *r.plan, context);
-    }
-    if (r.plan) {
-        layoutPass("warp-partition", passes::runWarpPartition);
-        layoutPass("layout-inference", passes::runLayoutInference);
-        layoutPass("loop-planning", passes::runLoopPlanning);
-        layoutPass("reduce-planning", passes::runReducePlanning);
-        layoutPass("copy-planning", passes::runCopyPlanning);
-        layoutPass("shared-layouts", passes::runSharedLayouts);
-        layoutPass("shared-memory-planning", passes::runSharedMemoryPlanning);
-        passes.run("bank-analysis",
-                   [&] { passes::analyzeSharedAccesses(*r.module, *r.plan, options.target, r.diagnostics); });
+
+    for (const PassDefinition& row : passTable()) {
+        if (!needsMet(r, row.needs))
+            break;
+        if (row.needs == PassNeeds::Plan && !r.plan)
+            r.plan = emptyPlan(*r.module, r.target);
+        auto start = std::chrono::steady_clock::now();
+        row.run(r, environment);
+        r.timings.push_back({row.info.name, millisecondsSince(start)});
+        if (r.diagnostics.hasErrors()) {
+            r.failedPass = row.info.name;
+            break;
+        }
+        if (options.stopAfter == row.info.name)
+            break;
     }
     return result;
 }

@@ -1,9 +1,9 @@
 // Bench and profile of a tile program through the runner (see ProgramProfiler.h).
 #include "engine/profile/ProgramProfiler.h"
 
+#include "engine/gpu/CubinLineTable.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/BenchHistory.h"
-#include "engine/profile/CubinLineTable.h"
 #include "engine/support/Json.h"
 
 #include <algorithm>
@@ -184,8 +184,8 @@ bool profileKernel(gpu::RunnerClient& client, const KernelTarget& t, const Progr
         report.counters = collectMetrics(client, t.moduleId, t.launchFields);
         report.sassRequested = true;
         report.sass = collectSass(client, t.moduleId, t.launchFields);
-        CubinLineTable lines;
-        if (!t.cubin || !readCubinLineTable(*t.cubin, lines, error)) {
+        gpu::CubinLineTable lines;
+        if (!t.cubin || !gpu::readCubinLineTable(*t.cubin, lines, error)) {
             report.lineInfoNote = t.cubin ? error : "no cubin";
         } else {
             attributeSassRecords(report.sass.records, lines, t.tileLineOfCudaLine);
@@ -222,12 +222,12 @@ int64_t integerParam(const ir::Module& module, const std::string& name) {
     return 0;
 }
 
-WorkCounts programWork(const CompileResult& result, const layout::LayoutPlan& plan,
-                       const std::vector<int64_t>& paramBytes, int& m, int& n, int& k, bool& gemmShape,
-                       bool& hasGemm) {
+WorkCounts programWork(const CompileResult& result, const std::vector<int64_t>& paramBytes, int& m, int& n,
+                       int& k, bool& gemmShape, bool& hasGemm) {
     hasGemm = false;
-    for (const auto& kernel : plan.kernels)
-        hasGemm = hasGemm || !kernel.gemms.empty();
+    if (result.plan)
+        for (const auto& kernel : result.plan->kernels)
+            hasGemm = hasGemm || !kernel.gemms.empty();
     int64_t pm = integerParam(*result.module, "M"), pn = integerParam(*result.module, "N"),
             pk = integerParam(*result.module, "K");
     gemmShape =
@@ -244,9 +244,8 @@ WorkCounts programWork(const CompileResult& result, const layout::LayoutPlan& pl
     return work;
 }
 
-ProgramProfileReport profileProgram(const CompileResult& result, const layout::LayoutPlan& plan,
-                                    gpu::RunnerClient& client, const ProgramProfileOptions& o,
-                                    const std::string& file) {
+ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClient& client,
+                                    const ProgramProfileOptions& o, const std::string& file) {
     ProgramProfileReport out;
     out.file = file;
     auto fail = [&](run::GpuRunStage stage, std::string message) {
@@ -282,7 +281,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
     lo.dims = o.dims;
     lo.fastCompile = o.fastCompile;
     lo.nvrtcOptions = o.nvrtcOptions;
-    run::GpuLaunchSetup setup = run::setUpForLaunches(result, plan, client, lo);
+    run::GpuLaunchSetup setup = run::setUpForLaunches(result, client, lo);
     out.diagnostics = setup.diagnostics;
     auto release = [&] {
         for (const std::string& id : setup.moduleIds)
@@ -300,7 +299,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
 
     int m = 0, n = 0, k = 0;
     bool gemmShape = false, hasGemm = false;
-    out.work = programWork(result, plan, setup.paramBytes, m, n, k, gemmShape, hasGemm);
+    out.work = programWork(result, setup.paramBytes, m, n, k, gemmShape, hasGemm);
     out.launches = setup.kernels;
 
     // Correctness: once, against the CPU executor, when that finishes quickly.
@@ -318,7 +317,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, const layout::L
         ro.client = &client;
         ro.arch = out.arch;
         ro.dims = o.dims;
-        run::GpuRunResult r = run::runOnGpu(result, plan, ro);
+        run::GpuRunResult r = run::runOnGpu(result, ro);
         if (!r.ran) {
             out.correctness = "not checked (the check run failed at " +
                               std::string(run::gpuRunStageName(r.stage)) + ": " + r.message + ")";

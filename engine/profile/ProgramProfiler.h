@@ -1,4 +1,4 @@
-// Bench and profile of a compiled tile program, as a library call: plan it for the portable CUDA path, set
+// Bench and profile of a compiled tile program, as a library call: take the CUDA of its plan, set
 // every kernel up in a runner (run::setUpForLaunches), time each one (CUPTI kernel records), derive TFLOP/s
 // and GB/s against the session's ceilings, add the peers (cuBLAS for a GEMM, the previous run from the
 // bench history) and, for a profile, the Range Profiler counters and the per-instruction SASS metrics
@@ -110,8 +110,8 @@ struct ProgramProfileReport {
 
 // Pre: result.ok(); `client` started (or startable). `file` names the program in the subject and the
 // history key.
-ProgramProfileReport profileProgram(const CompileResult& result, const layout::LayoutPlan& plan,
-                                    gpu::RunnerClient& client, const ProgramProfileOptions& options,
+ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClient& client,
+                                    const ProgramProfileOptions& options,
                                     const std::string& file = "program.py");
 
 // The text `tilec bench/profile FILE.py` prints: each kernel's report, the total for several kernels and
@@ -127,8 +127,7 @@ int64_t integerParam(const ir::Module& module, const std::string& name);
 TimingRequest timingRequest(const ProgramProfileOptions& options);
 // Work of one launch of the program: 2*M*N*K when it has a T.gemm and integer jit parameters M, N, K
 // (then `gemmShape` is set), and the bytes of every parameter (each read or written once).
-WorkCounts programWork(const CompileResult& result, const layout::LayoutPlan& plan,
-                       const std::vector<int64_t>& paramBytes, int& m, int& n, int& k, bool& gemmShape,
-                       bool& hasGemm);
+WorkCounts programWork(const CompileResult& result, const std::vector<int64_t>& paramBytes, int& m, int& n,
+                       int& k, bool& gemmShape, bool& hasGemm);
 
 } // namespace tb::profile

@@ -66,7 +66,7 @@ void runVariant(const std::string& fileName, const std::string& text, gpu::Runne
     lo.arch = arch;
     lo.prefix = "sweep_";
     lo.dims = options.timing.dims;
-    run::GpuLaunchSetup setup = run::setUpForLaunches(*result, *result->plan, client, lo);
+    run::GpuLaunchSetup setup = run::setUpForLaunches(*result, client, lo);
     for (const Diagnostic& d : setup.diagnostics)
         v.diagnostics.push_back(d);
     for (const run::GpuKernelReport& k : setup.kernels) {
@@ -103,8 +103,7 @@ void runVariant(const std::string& fileName, const std::string& text, gpu::Runne
         if (v.ran()) {
             int m = 0, n = 0, k = 0;
             bool gemmShape = false, hasGemm = false;
-            WorkCounts work =
-                programWork(*result, *result->plan, setup.paramBytes, m, n, k, gemmShape, hasGemm);
+            WorkCounts work = programWork(*result, setup.paramBytes, m, n, k, gemmShape, hasGemm);
             v.rates = deriveRates(work, v.medianMs, ceilings);
         }
     }

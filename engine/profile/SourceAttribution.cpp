@@ -5,7 +5,7 @@
 
 namespace tb::profile {
 
-void attributeSassRecords(std::vector<SassRecord>& records, const CubinLineTable& lines,
+void attributeSassRecords(std::vector<SassRecord>& records, const gpu::CubinLineTable& lines,
                           const std::map<int, int>& lineMap) {
     for (SassRecord& r : records) {
         auto line = lines.lineAt(r.function, r.pc);

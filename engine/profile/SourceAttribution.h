@@ -5,7 +5,7 @@
 // are wavefronts - ideal, exact per instruction (unlike the hardware l1tex counter, see bank-rules.md).
 #pragma once
 
-#include "engine/profile/CubinLineTable.h"
+#include "engine/gpu/CubinLineTable.h"
 
 #include <cstdint>
 #include <map>
@@ -42,7 +42,7 @@ struct LineTotals {
 // Sets cudaLine and tileLine of each record. `lineMap` maps a generated CUDA line to a tile-program line;
 // a CUDA line with no entry takes the nearest mapped line above it (generated statements that belong to
 // the tile statement before them), or -1 when none is above.
-void attributeSassRecords(std::vector<SassRecord>& records, const CubinLineTable& lines,
+void attributeSassRecords(std::vector<SassRecord>& records, const gpu::CubinLineTable& lines,
                           const std::map<int, int>& lineMap);
 
 // Sums per line, sorted by line (the unplaced -1 bucket first when present).

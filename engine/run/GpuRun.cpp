@@ -4,8 +4,7 @@
 #include "engine/exec/Executor.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
-#include "engine/passes/IrQueries.h"
-#include "engine/passes/LayoutPipeline.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/support/Stopwatch.h"
 
 #include <algorithm>
@@ -95,7 +94,7 @@ std::vector<gpu::CudaCompileResult> compileKernels(const codegen::GeneratedUnit&
 // write; with none written either, all of them.
 std::vector<bool> comparedParams(const ir::PrimFunc& func) {
     std::vector<bool> marked, written;
-    const std::set<const ir::Buffer*> writes = passes::writtenBuffers(*func.body);
+    const std::set<const ir::Buffer*> writes = ir::writtenBuffers(*func.body);
     for (const ir::Buffer* b : func.params) {
         marked.push_back(b->isOutput);
         written.push_back(writes.count(b) > 0);
@@ -300,19 +299,22 @@ bool tensorFromBytes(HostTensor& t, const std::vector<char>& bytes) {
     return true;
 }
 
-layout::LayoutPlan portablePlan(const CompileResult& result, const layout::LayoutPlan& plan,
-                                DiagnosticEngine& diagnostics) {
-    bool wgmma = plan.target.hasWgmma;
-    for (const auto& k : plan.kernels)
-        for (const auto& g : k.gemms)
-            wgmma = wgmma || g.instruction.kind == layout::GemmInstructionKind::Wgmma;
-    if (!wgmma && !plan.kernels.empty())
-        return plan;
-    passes::PassContext context;
-    context.target = codegen::portableTarget(plan.target.name.empty() ? targetSm90a() : plan.target);
-    context.sources = &result.sources;
-    return passes::planLayouts(*result.module, context, diagnostics);
+namespace {
+
+// The unit the codegen pass generated for the program's first PrimFunc, or nullptr (with `why`).
+const codegen::GeneratedUnit* generatedUnit(const CompileResult& result, std::string& why) {
+    if (!result.ok() || !result.module || result.module->funcs.empty()) {
+        why = "the program did not compile";
+        return nullptr;
+    }
+    if (!result.cuda || !result.cuda->ok || result.cuda->units.empty()) {
+        why = "CUDA generation failed";
+        return nullptr;
+    }
+    return &result.cuda->units.front();
 }
+
+} // namespace
 
 const char* runnerFillDtype(ir::DType type) {
     switch (type) {
@@ -357,20 +359,13 @@ gpu::CudaCompileOptions launchCompileOptions(const codegen::GeneratedUnit& unit,
     return co;
 }
 
-FullCompile compileAtFullOptimization(const CompileResult& result, const layout::LayoutPlan& inputPlan,
-                                      const std::string& arch) {
+FullCompile compileAtFullOptimization(const CompileResult& result, const std::string& arch) {
     FullCompile out;
     auto start = std::chrono::steady_clock::now();
-    DiagnosticEngine diags;
-    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
-    codegen::CudaKernelSource code;
-    if (!diags.hasErrors())
-        code = codegen::generateCuda(*result.module, plan, plan.target, diags, &result.sources);
-    if (diags.hasErrors() || !code.ok || code.units.empty()) {
-        out.error = "CUDA generation failed";
+    const codegen::GeneratedUnit* generated = generatedUnit(result, out.error);
+    if (!generated)
         return out;
-    }
-    const codegen::GeneratedUnit& unit = code.units.front();
+    const codegen::GeneratedUnit& unit = *generated;
     std::vector<gpu::CudaCompileResult> compiled = compileKernels(unit, launchCompileOptions(unit, arch, {}));
     out.ok = true;
     for (size_t k = 0; k < compiled.size(); ++k) {
@@ -384,8 +379,8 @@ FullCompile compileAtFullOptimization(const CompileResult& result, const layout:
     return out;
 }
 
-GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& inputPlan,
-                                gpu::RunnerClient& client, const GpuLaunchOptions& options) {
+GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& client,
+                                const GpuLaunchOptions& options) {
     GpuLaunchSetup out;
     DiagnosticEngine diags;
     auto finish = [&](GpuRunStage stage, std::string message) {
@@ -395,21 +390,19 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
         out.diagnostics = diags.diagnostics();
         return out;
     };
-    if (!result.ok() || result.module->funcs.empty())
+    if (!result.ok() || !result.module || result.module->funcs.empty())
         return finish(GpuRunStage::Plan, "the program did not compile");
     const ir::Module& module = *result.module;
     const ir::PrimFunc& func = module.funcs.front();
     StepClock step(out.stepMilliseconds);
-    layout::LayoutPlan plan = portablePlan(result, inputPlan, diags);
-    if (diags.hasErrors())
-        return finish(GpuRunStage::Plan, "the layout passes reported errors");
-    codegen::CudaKernelSource code = codegen::generateCuda(module, plan, plan.target, diags, &result.sources);
-    if (!code.ok || code.units.empty() || diags.hasErrors())
-        return finish(GpuRunStage::Codegen, "CUDA generation failed");
-    const codegen::GeneratedUnit& unit = code.units.front();
+    // The CUDA of the program's own plan (the codegen pass): what the views show is what runs.
+    std::string why;
+    const codegen::GeneratedUnit* generated = generatedUnit(result, why);
+    if (!generated)
+        return finish(GpuRunStage::Codegen, why);
+    const codegen::GeneratedUnit& unit = *generated;
     out.cudaSource = unit.source;
     out.lineMap = unit.lineMap;
-    step("plan+codegen");
     out.dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
         out.dims.emplace(v->name, 256);
@@ -512,8 +505,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::Layou
     return finish(GpuRunStage::Done, "");
 }
 
-GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inputPlan,
-                      const GpuRunOptions& options) {
+GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options) {
     GpuRunResult out;
     DiagnosticEngine diags;
     auto finish = [&](GpuRunStage stage, std::string message) {
@@ -553,7 +545,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
         return finish(GpuRunStage::Runner, "cannot start tilebench-runner: " + startError);
     step("inputs");
 
-    // Plan, generate, compile, load and upload: the same setup `tilec bench` times.
+    // Compile, load and upload: the same setup `tilec bench` times.
     GpuLaunchOptions launchOptions;
     launchOptions.seed = options.seed;
     launchOptions.dims = dims;
@@ -562,7 +554,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& inp
     launchOptions.useCompileCache = options.useCompileCache;
     launchOptions.fastCompile = options.fastCompile;
     launchOptions.nvrtcOptions = options.nvrtcOptions;
-    GpuLaunchSetup setup = setUpForLaunches(result, inputPlan, *client, launchOptions);
+    GpuLaunchSetup setup = setUpForLaunches(result, *client, launchOptions);
     out.cudaSource = setup.cudaSource;
     out.arch = setup.arch;
     out.device = setup.device;

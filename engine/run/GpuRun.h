@@ -1,5 +1,6 @@
 // Running a compiled tile program on the GPU and checking it against the CPU reference executor (the
-// oracle): generate CUDA (engine/codegen), compile it with NVRTC for the device's architecture, upload the
+// oracle): take the CUDA the compile line generated from the program's plan (CompileResult::cuda), compile it
+// with NVRTC for the device's architecture, upload the
 // same seeded inputs the executor uses (allocateParams), launch every kernel in order in the isolated
 // runner process (engine/gpu/RunnerClient.h), download the outputs and compare them with the executor's,
 // with a tolerance by dtype. Faults and hangs come back as values (the runner restarts); nothing here
@@ -75,7 +76,7 @@ struct GpuRunResult {
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;
     double oracleSeconds = 0;
-    // Wall time of each step, in order ("inputs", "plan+codegen", "upload", "compile+load", "launch",
+    // Wall time of each step, in order ("inputs", "upload", "compile+load", "launch",
     // "download", "oracle"): where an edit-to-result run spends its time.
     std::vector<std::pair<std::string, double>> stepMilliseconds;
 };
@@ -83,17 +84,11 @@ struct GpuRunResult {
 // Tolerances used for a dtype: float16 1e-2/1e-2, bfloat16 3e-2/3e-2, float32 1e-4/1e-3, integers exact.
 void toleranceFor(ir::DType type, double& atol, double& rtol);
 
-// A plan the portable CUDA backend can execute: `plan` itself unless it uses wgmma, else the same layout
-// passes re-run for codegen::portableTarget(plan.target): the mma.sync path with the device's limits.
-layout::LayoutPlan portablePlan(const CompileResult& result, const layout::LayoutPlan& plan,
-                                DiagnosticEngine& diagnostics);
-
 // Runs the program's first PrimFunc. Pre: result.ok().
-GpuRunResult runOnGpu(const CompileResult& result, const layout::LayoutPlan& plan,
-                      const GpuRunOptions& options);
+GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options);
 
-// A program set up in a runner for repeated launches (tilec bench / profile): planned for the portable
-// path, generated, compiled with NVRTC (line info on), every kernel loaded as module "<prefix>k<i>" and
+// A program set up in a runner for repeated launches (tilec bench / profile): its generated CUDA compiled
+// with NVRTC (line info on), every kernel loaded as module "<prefix>k<i>" and
 // every parameter allocated as buffer "<prefix>p<i>", inputs filled on the device by the runner's seeded
 // `fill` (no host copies, so large problems set up fast; outputs stay zeroed). Nothing is launched: the
 // caller times `launchFields[i]` on `moduleIds[i]`. The values are not the CPU executor's inputs, so this
@@ -128,14 +123,14 @@ struct GpuLaunchSetup {
     std::string cudaSource;
     // Generated CUDA line -> tile-program range, for placing SASS records on tile-program lines.
     codegen::LineMap lineMap;
-    // "plan+codegen", "upload", "compile+load" (what is left of NVRTC after the upload it overlaps), and
+    // "upload", "compile+load" (what is left of NVRTC after the upload it overlaps), and
     // "(nvrtc, overlapping the upload)", the compile's own time, which is not a step of its own.
     std::vector<std::pair<std::string, double>> stepMilliseconds;
 };
 
 // Pre: result.ok(); `client` started.
-GpuLaunchSetup setUpForLaunches(const CompileResult& result, const layout::LayoutPlan& plan,
-                                gpu::RunnerClient& client, const GpuLaunchOptions& options);
+GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& client,
+                                const GpuLaunchOptions& options);
 
 // The NVRTC options of one generated unit's kernels in setUpForLaunches: `arch`, line info, the unit's own
 // options (fast math) and the caller's. One definition, so that a compile made elsewhere with the same
@@ -152,8 +147,7 @@ struct FullCompile {
     std::vector<std::pair<std::string, gpu::CudaCompileResult>> kernels; // by kernel name, in order
     double milliseconds = 0;
 };
-FullCompile compileAtFullOptimization(const CompileResult& result, const layout::LayoutPlan& plan,
-                                      const std::string& arch);
+FullCompile compileAtFullOptimization(const CompileResult& result, const std::string& arch);
 
 // The runner's `fill` dtype for a parameter dtype ("f16", "bf16", "f32", ...), or "" when it has none.
 const char* runnerFillDtype(ir::DType type);

@@ -14,14 +14,17 @@
 
 namespace tb::views::test {
 
-inline std::shared_ptr<ProgramAnalysis> analyzeSample(const std::string& name) {
+inline std::shared_ptr<ProgramAnalysis> analyzeSample(const std::string& name,
+                                                      Backend backend = Backend::Portable) {
     auto sample = findSample(name);
     if (!sample)
         return nullptr;
     std::string text;
     if (!readTextFile(sample->path, text))
         return nullptr;
-    return analyzeProgram(sample->fileName, text);
+    CompileOptions options;
+    options.backend = backend;
+    return analyzeProgram(sample->fileName, text, options);
 }
 
 inline void expectGolden(const std::string& actual, const std::string& goldenName) {

@@ -5,7 +5,7 @@
 // the ratio to the budgets the product promises (50 ms for GEMM, 100 ms for MLA decode). A benchmark, not a
 // test: it never fails on timing.
 #include "engine/catalog/SampleCatalog.h"
-#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassSnapshots.h"
 #include "views/model/BankConflictViewModel.h"
 #include "views/model/BudgetViewModel.h"
@@ -44,8 +44,8 @@ bool buildAllViews(const tb::views::ProgramAnalysis& analysis) {
     auto budget = tb::views::buildBudgetView(kernel, analysis.plan->target);
     auto sweep = tb::views::buildStageSweep(kernel, analysis.numStages());
     // The CUDA and Passes docks (PTX and SASS compile later, only while visible, so they are not here).
-    tb::codegen::GeneratedCuda cuda = tb::codegen::generateCudaText(*analysis.compile, *analysis.plan);
-    auto passes = tb::passSnapshots(*analysis.compile, analysis.plan.get(), &cuda);
+    tb::GeneratedCuda cuda = tb::generateCudaText(*analysis.compile);
+    auto passes = tb::passSnapshots(*analysis.compile);
     return cells + bank.rows.size() + warp.gemms.size() + budget.bars.size() + sweep.points.size() > 0 &&
            !cuda.text.empty() && !passes.empty();
 }

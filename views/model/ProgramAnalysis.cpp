@@ -1,5 +1,7 @@
-// Runs the pipeline and keeps what the views need: the layout plan it computed, the printed IR and its links.
+// Runs the compile line and keeps what the views need: the plan it computed, the printed IR and its links.
 #include "views/model/ProgramAnalysis.h"
+
+#include "engine/ir/IrQueries.h"
 
 #include <algorithm>
 #include <tuple>
@@ -7,23 +9,6 @@
 #include <variant>
 
 namespace tb::views {
-
-namespace {
-
-void maxStagesIn(const ir::StmtPtr& stmt, int64_t& stages, int depth) {
-    if (!stmt || depth > 200 || stages > 0)
-        return;
-    if (stmt->kind == ir::StmtKind::For && stmt->loopKind == ir::LoopKind::Pipelined) {
-        stages = stmt->pipeline.numStages;
-        return;
-    }
-    for (const ir::StmtPtr& s : stmt->stmts)
-        maxStagesIn(s, stages, depth + 1);
-    maxStagesIn(stmt->body, stages, depth + 1);
-    maxStagesIn(stmt->elseBody, stages, depth + 1);
-}
-
-} // namespace
 
 std::vector<Diagnostic> ProgramAnalysis::diagnostics() const {
     if (!compile)
@@ -67,9 +52,18 @@ int64_t ProgramAnalysis::numStages() const {
     for (const ir::SpecializationParam& p : compile->module->specialization)
         if (p.name == "num_stages" && std::holds_alternative<int64_t>(p.value))
             return std::get<int64_t>(p.value);
+    // The kernel schedule's pipelines (the first one), or, without a plan, the first T.Pipelined loop.
+    if (plan)
+        for (const layout::KernelPlan& k : plan->kernels)
+            if (!k.schedule.pipelines.empty())
+                return k.schedule.pipelines.front().stages;
     int64_t stages = 0;
     for (const ir::PrimFunc& f : compile->module->funcs)
-        maxStagesIn(f.body, stages, 0);
+        if (f.body)
+            ir::walkStmts(*f.body, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+                if (stages == 0 && s.kind == ir::StmtKind::For && s.loopKind == ir::LoopKind::Pipelined)
+                    stages = s.pipeline.numStages;
+            });
     return stages;
 }
 
@@ -88,9 +82,10 @@ std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::strin
     if (!r.module)
         return analysis;
     analysis->irLines = ir::printModuleLines(*r.module, &r.sources);
-    // The pipeline planned the layouts (a program with errors keeps its diagnostics and shows no plan).
-    if (r.ok())
-        analysis->plan = std::move(r.plan);
+    // The plan views draw is the one the code was generated from (a program with errors before codegen
+    // keeps its diagnostics and shows no plan; one whose codegen failed still shows its plan).
+    if (r.planComplete())
+        analysis->plan = r.plan.get();
     return analysis;
 }
 

@@ -18,7 +18,9 @@ namespace tb::views {
 struct ProgramAnalysis {
     uint64_t generation = 0; // the edit this analysis belongs to (the app discards older ones)
     std::unique_ptr<CompileResult> compile;
-    std::unique_ptr<layout::LayoutPlan> plan; // null when the program did not elaborate
+    // The compile's own plan (compile->plan), the one its CUDA was generated from; null when the plan is
+    // not complete (the program has errors before codegen).
+    const layout::LayoutPlan* plan = nullptr;
     std::vector<ir::PrintedLine> irLines;
     double compileMilliseconds = 0; // parse to checks
     double planMilliseconds = 0;    // the layout passes, bank analysis included
@@ -33,12 +35,13 @@ struct ProgramAnalysis {
     std::vector<int> irLinesOfSourceLine(uint32_t line) const;
     uint32_t sourceLineOfIrLine(int irLine) const;
     const layout::KernelPlan* kernel(size_t index) const;
-    // The program's num_stages: the jit parameter of that name, else the first T.Pipelined's; 0 if none.
+    // The program's num_stages: the jit parameter of that name, else the deepest pipeline the kernel schedule
+    // planned (the first T.Pipelined's when there is no plan); 0 if none.
     int64_t numStages() const;
 };
 
-// Compiles `text` and, when it elaborated, plans its layouts and analyses its shared accesses.
-// Never throws; everything the user got wrong is a diagnostic.
+// Compiles `text` through the whole compile line (plan, schedule, bank analysis, CUDA). Never throws;
+// everything the user got wrong is a diagnostic.
 std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::string text,
                                                 const CompileOptions& options = {}, uint64_t generation = 0);
 

@@ -2,7 +2,7 @@
 // program order), so the output is deterministic.
 #include "engine/layout/plan/BankPrinter.h"
 
-#include "engine/passes/BankAnalysis.h"
+#include "engine/layout/plan/BankTotals.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -123,7 +123,7 @@ void writeAccess(JsonWriter& json, const WarpAccess& access) {
     json.endObject();
 }
 
-void writeTotals(JsonWriter& json, const passes::BankTotals& t) {
+void writeTotals(JsonWriter& json, const BankTotals& t) {
     json.beginObject();
     json.field("instructions", t.instructions);
     json.field("wavefronts", t.wavefronts);
@@ -141,7 +141,7 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
     std::string out;
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
         const KernelPlan& kernel = plan.kernels[k];
-        passes::KernelBankTotals totals = passes::bankTotalsPerKernel(kernel);
+        KernelBankTotals totals = bankTotalsPerKernel(kernel);
         out += "kernel " + kernelName(kernel, k) + " (" + plan.target.name + ", " + num(kernel.threads) +
                " threads, " + (totals.blocks > 0 ? num(totals.blocks) : std::string("?")) + " blocks)\n";
         if (kernel.sharedAccesses.empty()) {
@@ -174,7 +174,7 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
             out += note + "\n";
         out += "per line (per block):\n";
         Table lines({"line", "instrs", "ideal", "wavefronts", "no-swizzle", "sass-metric", "wgmma"}, {});
-        for (const passes::LineBankTotals& line : passes::bankTotalsPerLine(kernel, sources))
+        for (const LineBankTotals& line : bankTotalsPerLine(kernel, sources))
             lines.add({num(line.line), num(line.lsu.instructions), num(line.lsu.idealWavefronts),
                        num(line.lsu.wavefronts), num(line.lsu.wavefrontsUnswizzled), num(line.sassComparable),
                        num(line.wgmma.wavefronts)});
@@ -220,7 +220,7 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
     json.key("kernels").beginArray();
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
         const KernelPlan& kernel = plan.kernels[k];
-        passes::KernelBankTotals totals = passes::bankTotalsPerKernel(kernel);
+        KernelBankTotals totals = bankTotalsPerKernel(kernel);
         json.beginObject();
         json.field("name", kernelName(kernel, k));
         json.field("line", kernel.kernel ? lineOf(kernel.kernel->range, sources) : 0u);
@@ -268,7 +268,7 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
         }
         json.endArray();
         json.key("lines").beginArray();
-        for (const passes::LineBankTotals& line : passes::bankTotalsPerLine(kernel, sources)) {
+        for (const LineBankTotals& line : bankTotalsPerLine(kernel, sources)) {
             json.beginObject();
             json.field("line", line.line);
             json.key("lsu");

@@ -35,6 +35,32 @@ const char* copyInstructionName(CopyInstruction kind) {
     return "ld/st";
 }
 
+const char* pipelineShapeName(PipelineShape shape) {
+    switch (shape) {
+    case PipelineShape::MultiStage:
+        return "multi-stage";
+    case PipelineShape::EarlyIssue:
+        return "early-issue";
+    case PipelineShape::ProgramOrder:
+        return "program-order";
+    }
+    return "program-order";
+}
+
+const SharedArenaSlot* SharedArena::slotOf(const ir::Buffer* buffer) const {
+    for (const SharedArenaSlot& slot : slots)
+        if (slot.buffer == buffer)
+            return &slot;
+    return nullptr;
+}
+
+const PipelineSchedule* KernelSchedule::pipelineOf(const ir::Stmt* loop) const {
+    for (const PipelineSchedule& p : pipelines)
+        if (p.loop == loop)
+            return &p;
+    return nullptr;
+}
+
 const FragmentPlan* KernelPlan::fragmentOf(const ir::Buffer* buffer) const {
     for (const FragmentPlan& plan : fragments)
         if (plan.buffer == buffer)

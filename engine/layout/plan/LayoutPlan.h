@@ -1,8 +1,9 @@
 // The layout plan of a tile program: everything the layout engine decides for each kernel, in plain data.
-// The passes fill it in order (warp partition -> layout inference -> loop plans -> shared layouts -> bank
-// analysis -> shared-memory budget); the views draw it, the CUDA backend executes it, and `tilec layouts`,
-// `tilec plan` and `tilec banks` print it (text and JSON, docs/layout-json.md). IR pointers refer into the
-// ir::Module the plan was computed from, which must outlive it.
+// The passes fill it in order (warp partition -> layout inference -> loop, reduce and copy plans -> shared
+// layouts -> kernel schedule -> shared-memory budget -> bank analysis); the views draw it, the CUDA backend
+// executes it, and `tilec layouts`, `tilec plan` and `tilec banks` print it (text and JSON,
+// docs/layout-json.md). IR pointers refer into the ir::Module the plan was computed from, which must outlive
+// it.
 #pragma once
 
 #include "engine/ir/Module.h"
@@ -131,6 +132,59 @@ struct SharedAccessPlan {
     std::string note;                          // defaults the enumeration took
 };
 
+// Where one shared buffer lives in the kernel's single dynamic shared-memory arena, as the generated kernel
+// addresses it (the kernel-schedule pass decides; codegen only prints it).
+struct SharedArenaSlot {
+    const ir::Buffer* buffer = nullptr;
+    int64_t offset = 0;        // bytes from the start of the arena, a multiple of the arena's alignment
+    int64_t stageElements = 0; // elements of one stage copy: the chosen layout's extent (padding included)
+    int64_t stageBytes = 0;
+    int stages = 1;                          // copies the software pipeline keeps
+    const ir::Stmt* pipelinedLoop = nullptr; // the T.Pipelined loop that multi-buffers it (stages > 1)
+    bool usesPlannedLayout = false;          // addressed through SharedBufferPlan::choice (else row-major)
+    int64_t totalBytes() const { return stageBytes * stages; }
+};
+
+struct SharedArena {
+    int64_t alignment =
+        128; // every slot starts on such a boundary (swizzle atoms repeat every 1024 B/8 rows)
+    std::vector<SharedArenaSlot> slots; // in allocation order
+    int64_t reduceScratchOffset = -1;   // the all-reduce scratch of cross-warp reductions; -1 when none
+    int64_t reduceScratchBytes = 0;
+    int64_t totalBytes = 0; // the kernel's dynamic shared memory
+    const SharedArenaSlot* slotOf(const ir::Buffer* buffer) const;
+};
+
+// How a T.Pipelined loop runs.
+enum class PipelineShape {
+    MultiStage,  // num_stages >= 2: copies issued num_stages - 1 iterations ahead into stage buffers
+    EarlyIssue,  // num_stages = 1: each copy issued for the next iteration after the last read of its tile
+    ProgramOrder // nothing can move: the body runs in order, each copy waited for before its first use
+};
+const char* pipelineShapeName(PipelineShape shape); // "multi-stage", "early-issue", "program-order"
+
+struct PipelineCopy {
+    const ir::Stmt* copy = nullptr;
+    // EarlyIssue: the index (in the loop body) of the last statement that reads the copy's tile.
+    size_t issueAfter = 0;
+};
+
+struct PipelineSchedule {
+    const ir::Stmt* loop = nullptr;
+    int stages = 1;
+    PipelineShape shape = PipelineShape::ProgramOrder;
+    std::vector<PipelineCopy> asyncCopies; // cp.async groups; the other statements run in program order
+    int waitGroupsInLoop = 0;              // cp.async.wait_group N before a tile is read (stages - 2)
+    std::string description;               // "3 stages: 2 tiles in flight (A_shared, B_shared)"
+};
+
+// What the generated kernel does besides following the layouts: its shared arena and its pipelines.
+struct KernelSchedule {
+    SharedArena arena;
+    std::vector<PipelineSchedule> pipelines; // in program order
+    const PipelineSchedule* pipelineOf(const ir::Stmt* loop) const;
+};
+
 struct SharedMemoryBudgetPlan {
     int64_t totalBytes = 0;
     int64_t limitBytes = 0;
@@ -150,6 +204,7 @@ struct KernelPlan {
     std::vector<ReducePlan> reduces;
     std::vector<CopyPlan> copies;
     std::vector<SharedAccessPlan> sharedAccesses;
+    KernelSchedule schedule;
     SharedMemoryBudgetPlan budget;
 
     const FragmentPlan* fragmentOf(const ir::Buffer* buffer) const;

@@ -4,7 +4,9 @@
 #include "engine/layout/algebra/FragmentTable.h"
 
 #include <cstdint>
+#include <ostream>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace tb::layout {
@@ -210,6 +212,73 @@ std::string printLayoutsText(const LayoutPlan& plan, const PlanPrintOptions& o) 
     return out.str();
 }
 
+namespace {
+
+// The kernel schedule: the shared arena as the kernel addresses it, then each T.Pipelined loop.
+void printScheduleText(std::ostream& out, const KernelPlan& k, const PlanPrintOptions& o) {
+    const SharedArena& arena = k.schedule.arena;
+    if (!arena.slots.empty() || arena.reduceScratchOffset >= 0) {
+        out << "  shared arena: " << arena.totalBytes << " bytes, slots aligned to " << arena.alignment
+            << " bytes\n";
+        for (const SharedArenaSlot& s : arena.slots)
+            out << "    " << s.buffer->name << " @ " << s.offset << ": " << s.stageBytes << " bytes x "
+                << s.stages << " stage(s) = " << s.totalBytes() << "\n";
+        if (arena.reduceScratchOffset >= 0)
+            out << "    all-reduce scratch @ " << arena.reduceScratchOffset << ": "
+                << arena.reduceScratchBytes << " bytes\n";
+    }
+    for (const PipelineSchedule& p : k.schedule.pipelines)
+        out << "  pipeline" << at(o, p.loop->range) << ": " << pipelineShapeName(p.shape) << ", "
+            << p.description << "\n";
+}
+
+void writeScheduleJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOptions& o) {
+    const SharedArena& arena = k.schedule.arena;
+    json.key("schedule").beginObject();
+    json.key("arena").beginObject();
+    json.field("totalBytes", arena.totalBytes).field("alignment", arena.alignment);
+    json.key("slots").beginArray();
+    for (const SharedArenaSlot& s : arena.slots) {
+        json.beginObject();
+        json.field("buffer", s.buffer->name).field("offset", s.offset).field("stageBytes", s.stageBytes);
+        json.field("stages", int64_t(s.stages)).field("totalBytes", s.totalBytes());
+        json.field("plannedLayout", s.usesPlannedLayout);
+        json.endObject();
+    }
+    json.endArray();
+    if (arena.reduceScratchOffset >= 0) {
+        json.key("reduceScratch").beginObject();
+        json.field("offset", arena.reduceScratchOffset).field("bytes", arena.reduceScratchBytes);
+        json.endObject();
+    } else {
+        json.key("reduceScratch").null();
+    }
+    json.endObject();
+    json.key("pipelines").beginArray();
+    for (const PipelineSchedule& p : k.schedule.pipelines) {
+        json.beginObject();
+        lineField(json, o, p.loop->range);
+        json.field("stages", int64_t(p.stages)).field("shape", pipelineShapeName(p.shape));
+        json.field("waitGroupsInLoop", int64_t(p.waitGroupsInLoop));
+        json.key("asyncCopies").beginArray();
+        for (const PipelineCopy& c : p.asyncCopies) {
+            json.beginObject();
+            json.field("buffer", c.copy->dst.buffer->name);
+            lineField(json, o, c.copy->range);
+            if (p.shape == PipelineShape::EarlyIssue)
+                json.field("issueAfterStatement", int64_t(c.issueAfter));
+            json.endObject();
+        }
+        json.endArray();
+        json.field("description", p.description);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+}
+
+} // namespace
+
 std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
     std::ostringstream out;
     out << "target " << plan.target.name << "\n";
@@ -246,11 +315,9 @@ std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
                 << c.copy->dst.buffer->name << "': " << copyInstructionName(c.instruction) << ", vector "
                 << c.vectorWidth << " (" << c.reason << ")\n";
         }
+        printScheduleText(out, k, o);
         const SharedMemoryBudgetPlan& b = k.budget;
         out << "  shared memory: " << b.totalBytes << " of " << b.limitBytes << " bytes per block\n";
-        for (const SharedBufferPlan& s : k.sharedBuffers)
-            out << "    " << s.buffer->name << ": " << s.bytes << " bytes x " << s.stages
-                << " stage(s) = " << s.bytes * s.stages << "\n";
         out << "  blocks per SM: " << b.blocksPerSm << " (shared memory " << b.blocksPerSmBySharedMemory
             << ", threads " << b.blocksPerSmByThreads << ", block limit " << plan.target.maxBlocksPerSm
             << ")\n";
@@ -358,6 +425,7 @@ void writePlanJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOpti
             json.endObject();
         }
         json.endArray();
+        writeScheduleJson(json, k, o);
         const SharedMemoryBudgetPlan& b = k.budget;
         json.key("budget").beginObject();
         json.field("totalBytes", b.totalBytes).field("limitBytes", b.limitBytes);

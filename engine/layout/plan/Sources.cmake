@@ -2,4 +2,5 @@
 target_sources(tilebench_engine PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/LayoutPlan.cpp
     ${CMAKE_CURRENT_LIST_DIR}/PlanPrinter.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/BankPrinter.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/BankPrinter.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/BankTotals.cpp)

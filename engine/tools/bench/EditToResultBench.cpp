@@ -87,15 +87,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s", compiled->formattedDiagnostics().c_str());
         return 1;
     }
-    tb::DiagnosticEngine diagnostics;
-    tb::layout::LayoutPlan plan = tb::run::portablePlan(*compiled, *compiled->plan, diagnostics);
-    tb::codegen::CudaKernelSource cuda =
-        tb::codegen::generateCuda(*compiled->module, plan, plan.target, diagnostics, &compiled->sources);
-    if (!cuda.ok || cuda.units.empty() || cuda.units[0].kernels.empty()) {
+    if (!compiled->cuda || !compiled->cuda->ok || compiled->cuda->units.empty() ||
+        compiled->cuda->units[0].kernels.empty()) {
         std::fprintf(stderr, "bench_edit: no kernel generated\n");
         return 1;
     }
-    const tb::codegen::GeneratedUnit& unit = cuda.units[0];
+    const tb::codegen::GeneratedUnit& unit = compiled->cuda->units[0];
     // Full optimization (what bench and profile compile) and NVRTC's fast-compile levels (the quick Run).
     for (const CompileMode& mode : compileModes()) {
         std::vector<double> nvrtcMs;
@@ -160,7 +157,7 @@ int main(int argc, char** argv) {
             go.fastCompile = mode.fastCompile;
             go.nvrtcOptions = mode.extraOptions;
             go.arch = "sm_90a";
-            tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
+            tb::run::GpuRunResult run = tb::run::runOnGpu(*result, go);
             double total = tb::millisecondsSince(start);
             if (!run.ran) {
                 std::printf("edit to result: skipped: %s (stage %s)\n", run.message.c_str(),
@@ -193,7 +190,7 @@ int main(int argc, char** argv) {
         tb::run::GpuRunOptions go;
         go.client = &client;
         auto start = std::chrono::steady_clock::now();
-        tb::run::GpuRunResult run = tb::run::runOnGpu(*result, *result->plan, go);
+        tb::run::GpuRunResult run = tb::run::runOnGpu(*result, go);
         std::printf("with the CPU oracle check: %.1f ms (oracle %.1f ms), %s\n", tb::millisecondsSince(start),
                     run.oracleSeconds * 1e3, run.ok() ? "correct" : run.message.c_str());
     }

@@ -1,6 +1,7 @@
 #include "engine/tools/tilec/CommandLine.h"
 
 #include "engine/gpu/Nvrtc.h"
+#include "engine/target/Backend.h"
 
 #include <cstdlib>
 
@@ -30,7 +31,8 @@ commands:
   ast FILE          print the syntax tree (debugging)
   run FILE --cpu    execute on the CPU reference executor and compare with the naive reference
   layouts FILE      every buffer's inferred layout: fragments (thread, register) and shared swizzles
-  plan FILE         warp partitions, loop/reduce/copy plans and the shared-memory budget
+  plan FILE         warp partitions, loop/reduce/copy plans, the kernel schedule (shared arena,
+                    pipelines) and the shared-memory budget
   banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
   emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
@@ -47,12 +49,14 @@ options:
   -p, --param NAME=VALUE   override a jit parameter (VALUE is a Python expression, e.g. 256 or 'bfloat16')
   --dim NAME=VALUE         size of a T.dynamic dimension for run (default 256)
   --arch ARCH              target: sm_80 or sm_90a (default sm_90a)
+  --backend NAME           instruction set to plan and emit: portable (mma.sync, cp.async; default) or
+                           hopper (wgmma, TMA; sm_90a); every command shows the one plan it makes
   --entry NAME             which jit function or prim_func to compile when there are several
   --json                   machine-readable output
   --seed N                 seed for the random inputs of run
   --time                   print per-pass timings
   --tables                 with layouts/plan --json: element -> (thread, register) tables
-  --no-wgmma               plan gemms for mma.sync even on sm_90a (the portable path)
+  --no-wgmma               TileLang's tl.disable_wgmma: mma.sync even on the hopper backend
   -h, --help               this text
   --version                print the version
 
@@ -140,6 +144,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.tables = true;
         } else if (arg == "--no-wgmma") {
             cl.noWgmma = true;
+        } else if (arg == "--backend") {
+            auto v = needValue("portable or hopper");
+            if (!v)
+                return std::nullopt;
+            if (!parseBackend(*v)) {
+                error = "unknown backend '" + *v + "' (known: portable, hopper)";
+                return std::nullopt;
+            }
+            cl.backend = *v;
         } else if (arg.rfind("--fast-compile", 0) == 0) {
             cl.fastCompile = arg.size() > 15 && arg[14] == '=' ? arg.substr(15) : "max";
             if (cl.fastCompile.empty() || !gpu::isFastCompileLevel(cl.fastCompile)) {

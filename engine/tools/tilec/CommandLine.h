@@ -33,7 +33,8 @@ struct CommandLine {
     bool gpu = false;
     bool showTimings = false;
     bool tables = false;     // layouts/plan --json: include element -> (thread, register) tables
-    bool noWgmma = false;    // plan sm_90a gemms on the portable mma.sync path
+    bool noWgmma = false;    // tl.disable_wgmma: mma.sync even on the hopper backend
+    std::string backend;     // --backend: "portable", "hopper"; empty: the target's default
     std::string fastCompile; // run --gpu: NVRTC --Ofast-compile level (mid, max)
     uint64_t seed = 0x7113BE7C;
     int repeat = 1;

@@ -1,6 +1,6 @@
 #include "engine/tools/tilec/EmitCommand.h"
 
-#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassSnapshots.h"
 
 #include <cstdio>
@@ -8,15 +8,14 @@
 
 namespace tb::tilec {
 
-int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& inputPlan,
-             std::string_view kind) {
+int emitCode(const CommandLine& cl, const CompileResult& result, std::string_view kind) {
     if (kind != "cuda" && kind != "ptx" && kind != "sass") {
         std::fprintf(stderr, "tilec: error: emit needs cuda, ptx or sass, got '%.*s'\n", int(kind.size()),
                      kind.data());
         return ExitUsage;
     }
     // The same engine path as the app's code views (engine/codegen/GeneratedArtifacts.h).
-    codegen::GeneratedCuda cuda = codegen::generateCudaText(result, inputPlan);
+    GeneratedCuda cuda = generateCudaText(result);
     std::string text = formatDiagnostics(result.sources, cuda.diagnostics);
     if (!text.empty())
         std::fprintf(stderr, "%s", text.c_str());
@@ -26,7 +25,7 @@ int emitCode(const CommandLine& cl, const CompileResult& result, const layout::L
         std::printf("%s", cuda.text.c_str());
         return ExitOk;
     }
-    codegen::GeneratedMachineCode code = codegen::compileGeneratedCuda(cuda, cl.arch, kind == "sass");
+    GeneratedMachineCode code = compileGeneratedCuda(cuda, cl.arch, kind == "sass");
     if (!code.ptxOk) {
         std::fprintf(stderr, "tilec: error: %s\n", code.ptxMessage.c_str());
         return ExitRuntimeError;
@@ -43,12 +42,8 @@ int emitCode(const CommandLine& cl, const CompileResult& result, const layout::L
     return ExitOk;
 }
 
-int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan) {
-    return emitCode(cl, result, plan, "cuda");
-}
-
 int printPassSnapshots(const CompileResult& result) {
-    for (const PassSnapshot& s : passSnapshots(result, result.plan.get())) {
+    for (const PassSnapshot& s : passSnapshots(result)) {
         std::printf("==== %s: %s%s\n", s.pass.c_str(), s.summary.c_str(), s.ran ? "" : " (did not run)");
         std::printf("%s\n", s.text.c_str());
     }

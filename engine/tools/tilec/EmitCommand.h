@@ -1,8 +1,7 @@
-// `tilec emit cuda|ptx|sass FILE`: the CUDA the backend generates for a compiled program (the portable
-// mma.sync path), the PTX NVRTC makes of it, or the SASS of the cubin (when the toolkit has a disassembler).
+// `tilec emit cuda|ptx|sass FILE`: the CUDA the codegen pass generated from the program's plan, the PTX
+// NVRTC makes of it, or the SASS of the cubin (when the toolkit has a disassembler).
 #pragma once
 
-#include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
 #include "engine/tools/tilec/CommandLine.h"
 
@@ -10,12 +9,9 @@
 
 namespace tb::tilec {
 
-// `kind` is "cuda", "ptx" or "sass". Prints to stdout, errors to stderr; returns an ExitCode. A plan made
-// for wgmma (sm_90a) is re-planned for sm_80 first. PTX/SASS are compiled for cl.arch.
-int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan,
-             std::string_view kind);
-// The same with kind "cuda".
-int emitCode(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan);
+// `kind` is "cuda", "ptx" or "sass". Prints to stdout, errors to stderr; returns an ExitCode. PTX/SASS are
+// compiled for cl.arch.
+int emitCode(const CommandLine& cl, const CompileResult& result, std::string_view kind = "cuda");
 
 } // namespace tb::tilec
 

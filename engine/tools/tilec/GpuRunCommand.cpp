@@ -20,13 +20,13 @@ std::string indexText(const std::vector<int64_t>& index) {
 }
 } // namespace
 
-int runOnGpu(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan) {
+int runOnGpu(const CommandLine& cl, const CompileResult& result) {
     run::GpuRunOptions options;
     options.seed = cl.seed;
     options.fastCompile = cl.fastCompile;
     for (const auto& [name, value] : cl.dims)
         options.dims[name] = std::strtoll(value.c_str(), nullptr, 0);
-    run::GpuRunResult r = run::runOnGpu(result, plan, options);
+    run::GpuRunResult r = run::runOnGpu(result, options);
     std::string diags = formatDiagnostics(result.sources, r.diagnostics);
     if (!diags.empty())
         std::fprintf(stderr, "%s", diags.c_str());

@@ -11,6 +11,6 @@ namespace tb::tilec {
 
 // Returns ExitOk, ExitWrongResult when the outputs differ, ExitRuntimeError on faults/timeouts/no GPU,
 // ExitCompileError when code generation fails.
-int runOnGpu(const CommandLine& cl, const CompileResult& result, const layout::LayoutPlan& plan);
+int runOnGpu(const CommandLine& cl, const CompileResult& result);
 
 } // namespace tb::tilec

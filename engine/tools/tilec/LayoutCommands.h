@@ -1,6 +1,6 @@
 // `tilec layouts FILE` and `tilec plan FILE`: print the layout plan of a compiled tile program, as text or
-// as JSON (docs/layout-json.md). The caller compiles (compileTileProgram) and runs the layout passes
-// (passes::planLayouts); these only print, to stdout.
+// as JSON (docs/layout-json.md). The caller compiles (compileTileProgram, which runs the layout passes);
+// these only print, to stdout.
 #pragma once
 
 #include "engine/layout/plan/LayoutPlan.h"

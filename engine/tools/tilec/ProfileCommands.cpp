@@ -2,11 +2,11 @@
 #include "engine/tools/tilec/ProfileCommands.h"
 
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/gpu/CubinLineTable.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerClient.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/BenchHistory.h"
-#include "engine/profile/CubinLineTable.h"
 #include "engine/profile/CudaBenchSpec.h"
 #include "engine/profile/ProfileReport.h"
 #include "engine/profile/ProgramProfiler.h"
@@ -321,8 +321,8 @@ int benchOrProfile(const Options& o) {
     return ok ? ExitOk : ExitRuntimeError;
 }
 
-// tilec bench/profile on a tile program: compile with the -p overrides, then profileProgram (plan for the
-// portable path, generate CUDA, compile, load every kernel with device-filled inputs, time each one).
+// tilec bench/profile on a tile program: compile with the -p overrides, then profileProgram (the CUDA of
+// its plan compiled and loaded with device-filled inputs, each kernel timed).
 int benchTileProgram(const Options& o) {
     std::string text;
     if (!readTextFile(o.file, text)) {
@@ -342,7 +342,7 @@ int benchTileProgram(const Options& o) {
     if (!client)
         return ExitRuntimeError;
     ProgramProfileOptions po = profileOptions(o);
-    ProgramProfileReport report = profileProgram(*result, *result->plan, *client, po, o.file);
+    ProgramProfileReport report = profileProgram(*result, *client, po, o.file);
     std::string diags = formatDiagnostics(result->sources, report.diagnostics);
     if (!diags.empty())
         std::fprintf(stderr, "%s", diags.c_str());

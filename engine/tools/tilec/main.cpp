@@ -92,6 +92,8 @@ int runCompileCommand(const CommandLine& cl) {
     }
     options.target = *target;
     options.disableWgmma = cl.noWgmma;
+    if (!cl.backend.empty())
+        options.backend = parseBackend(cl.backend);
     if (cl.command == "ast")
         options.stopAfter = "parse";
     // These need only the checked Tile IR; check, layouts, plan, banks, emit and run --gpu run every pass.
@@ -110,7 +112,9 @@ int runCompileCommand(const CommandLine& cl) {
         std::printf("%s", ast::dumpModule(result->ast).c_str());
         return result->diagnostics.hasErrors() ? ExitCompileError : ExitOk;
     }
-    if (!result->ok() || cl.command == "check") {
+    // The plan printers show a complete plan even when codegen failed after it (and say why below).
+    const bool printsPlan = cl.command == "layouts" || cl.command == "plan" || cl.command == "banks";
+    if ((!result->ok() && !(printsPlan && result->planComplete())) || cl.command == "check") {
         printDiagnostics(*result, cl.json && cl.command == "check");
         if (result->ok() && !cl.json)
             std::printf("%s: ok\n", input.name.c_str());
@@ -147,17 +151,19 @@ int runCompileCommand(const CommandLine& cl) {
         std::fprintf(stderr, "tilec: error: the layout engine produced no plan\n");
         return ExitCompileError;
     }
+    int status = ExitUsage;
     if (cl.command == "layouts")
-        return printLayouts(*result, *result->plan, cl.json, cl.tables);
-    if (cl.command == "plan")
-        return printPlan(*result, *result->plan, cl.json, cl.tables);
-    if (cl.command == "banks")
-        return printBanks(*result, *result->plan, cl.json);
-    if (cl.command == "emit")
-        return emitCode(cl, *result, *result->plan, cl.emitKind);
-    if (cl.command == "run" && cl.gpu)
-        return runOnGpu(cl, *result, *result->plan);
-    return ExitUsage;
+        status = printLayouts(*result, *result->plan, cl.json, cl.tables);
+    else if (cl.command == "plan")
+        status = printPlan(*result, *result->plan, cl.json, cl.tables);
+    else if (cl.command == "banks")
+        status = printBanks(*result, *result->plan, cl.json);
+    else if (cl.command == "emit")
+        return emitCode(cl, *result, cl.emitKind);
+    else if (cl.command == "run" && cl.gpu)
+        return runOnGpu(cl, *result);
+    // A plan printed from a program whose code generation failed is not a success.
+    return status == ExitOk && !result->ok() ? ExitCompileError : status;
 }
 
 int listPasses() {

@@ -9,6 +9,7 @@
 #include "engine/layout/algebra/SharedLayoutChoice.h"
 #include "engine/layout/algebra/Swizzle.h"
 #include "engine/layout/algebra/WarpPartition.h"
+#include "engine/layout/plan/BankTotals.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/passes/BankAnalysis.h"
 

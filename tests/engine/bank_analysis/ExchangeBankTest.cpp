@@ -118,7 +118,7 @@ TEST(ExchangeBanks, CrossWarpReductionGoesThroughRedBuf) {
     EXPECT_EQ(ld->instructionsPerBlock, 192);
     EXPECT_EQ(ld->wavefrontsPerBlock, 192);
     EXPECT_EQ(ld->access.address[0], 4 * (0 ^ 128)); // level 0 of warp 0 reads its partner 128 threads away
-    passes::KernelBankTotals k = passes::bankTotalsPerKernel(f.plan);
+    layout::KernelBankTotals k = layout::bankTotalsPerKernel(f.plan);
     EXPECT_EQ(k.opSt, 192 + 64 * 1); // red_buf stores + the swizzled exchange
     EXPECT_EQ(k.opLd, 192 + 64);     // red_buf loads + the shared->global copy
 }

@@ -178,10 +178,10 @@ TEST(GemmBanks, AggregatesPerLineAndPerKernel) {
     GemmFixture f;
     auto choiceA = layout::chooseSharedLayout(128, 32, 16, true, true);
     f.build(std::make_pair(choiceA->kind, choiceA->layout), std::nullopt);
-    std::vector<passes::LineBankTotals> lines = passes::bankTotalsPerLine(f.plan, f.program->sources);
+    std::vector<layout::LineBankTotals> lines = layout::bankTotalsPerLine(f.plan, f.program->sources);
     // Per-line totals are the sums of the accesses on that line.
     int64_t sumLines = 0;
-    for (const passes::LineBankTotals& line : lines) {
+    for (const layout::LineBankTotals& line : lines) {
         int64_t expected = 0, expectedInstructions = 0;
         for (const layout::SharedAccessPlan& a : f.plan.sharedAccesses)
             if (f.program->sources.file(a.range.file).lineCol(a.range.begin).line == line.line) {
@@ -203,7 +203,7 @@ TEST(GemmBanks, AggregatesPerLineAndPerKernel) {
     // cp.async.cg lines: counted in the LSU totals but not comparable with the SASS metric.
     EXPECT_EQ(lines[0].sassComparable, 0);
 
-    passes::KernelBankTotals k = passes::bankTotalsPerKernel(f.plan);
+    layout::KernelBankTotals k = layout::bankTotalsPerKernel(f.plan);
     EXPECT_EQ(k.lsu.wavefronts, sumLines);
     EXPECT_EQ(k.opLd, 2048 + 16384);     // LDSM only
     EXPECT_EQ(k.opLdIdeal, 2048 + 2048); // 4 per x4
@@ -236,7 +236,7 @@ TEST(GemmBanks, WgmmaReadsSwizzleAtomsOutsideTheLsuCounters) {
     // 2 M-atoms x 1 N-atom x 2 k-steps = 4.
     EXPECT_EQ(a->instructionsPerBlock, 4 * 4 * 16);
     EXPECT_EQ(b->instructionsPerBlock, 4 * 8 * 16);
-    passes::KernelBankTotals k = passes::bankTotalsPerKernel(f.plan);
+    layout::KernelBankTotals k = layout::bankTotalsPerKernel(f.plan);
     EXPECT_EQ(k.opLd, 0);
     EXPECT_EQ(k.wgmma.wavefronts, a->wavefrontsPerBlock + b->wavefrontsPerBlock);
 }

@@ -1,9 +1,8 @@
-// Helpers for the CUDA backend tests: compile a sample (with parameter overrides) and plan it for the
-// portable mma.sync path with H200 limits (portableTarget(sm_90a)), as `tilec run --gpu` does on the H200.
+// Helpers for the CUDA backend tests: compile a sample (with parameter overrides) through the compile line
+// for the portable backend with H200 limits, as `tilec run --gpu` does on the H200.
 #pragma once
 
 #include "engine/codegen/CudaCodegen.h"
-#include "engine/passes/LayoutPipeline.h"
 #include "engine/pipeline/Pipeline.h"
 
 #include <fstream>
@@ -17,9 +16,9 @@ namespace tb::codegen::test {
 
 struct PlannedProgram {
     std::unique_ptr<CompileResult> result;
-    layout::LayoutPlan plan;
     std::string planErrors;
     bool ok() const { return result && result->ok() && planErrors.empty(); }
+    const layout::LayoutPlan& plan() const { return *result->plan; }
 };
 
 inline std::string readFile(const std::string& path) {
@@ -29,22 +28,19 @@ inline std::string readFile(const std::string& path) {
     return ss.str();
 }
 
+// Compiled through the whole compile line for the portable backend on sm_90a (H200 limits), as
+// `tilec run --gpu` does on the H200. planErrors holds the errors of the passes after `check`.
 inline PlannedProgram planProgram(const std::string& name, const std::string& text,
                                   std::vector<std::pair<std::string, std::string>> overrides = {}) {
     PlannedProgram p;
     CompileOptions options;
-    options.target = portableTarget(targetSm90a());
+    options.target = targetSm90a();
+    options.backend = Backend::Portable;
     options.elaborate.overrides = std::move(overrides);
     p.result = compileTileProgram(name, text, options);
-    if (!p.result->ok())
-        return p;
-    passes::PassContext context;
-    context.target = portableTarget(targetSm90a());
-    context.sources = &p.result->sources;
-    DiagnosticEngine diags;
-    p.plan = passes::planLayouts(*p.result->module, context, diags);
-    if (diags.hasErrors())
-        p.planErrors = formatDiagnostics(p.result->sources, diags.diagnostics());
+    if (!p.result->ok() && p.result->module && p.result->failedPass != "check" &&
+        p.result->failedPass != "elaborate" && p.result->failedPass != "verify")
+        p.planErrors = p.result->formattedDiagnostics();
     return p;
 }
 
@@ -60,12 +56,14 @@ inline PlannedProgram planTestProgram(const std::string& file,
                        std::move(overrides));
 }
 
-// The generated CUDA of a planned program; `errors` gets the code generator's diagnostics, formatted.
+// The generated CUDA of a planned program (the codegen pass's); `errors` gets the diagnostics, formatted.
 inline CudaKernelSource generateFor(const PlannedProgram& p, std::string& errors) {
-    DiagnosticEngine diags;
-    CudaKernelSource code = generateCuda(*p.result->module, p.plan, p.plan.target, diags, &p.result->sources);
-    errors = formatDiagnostics(p.result->sources, diags.diagnostics());
-    return code;
+    std::vector<Diagnostic> errorsOnly;
+    for (const Diagnostic& d : p.result->diagnostics.diagnostics())
+        if (d.severity == Severity::Error)
+            errorsOnly.push_back(d);
+    errors = formatDiagnostics(p.result->sources, errorsOnly);
+    return p.result->cuda ? *p.result->cuda : CudaKernelSource{};
 }
 
 inline const std::vector<std::string>& sampleFiles() {

@@ -1,7 +1,7 @@
 // The generated CUDA / PTX / SASS of a program and their links back to tile-program lines
-// (engine/codegen/GeneratedArtifacts.h): real samples through NVRTC, and the PTX and SASS readers on
+// (engine/pipeline/GeneratedArtifacts.h): real samples through NVRTC, and the PTX and SASS readers on
 // hand-written text in the formats NVRTC, nvdisasm and cuobjdump print.
-#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
 
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/gpu/Nvrtc.h"
@@ -33,7 +33,7 @@ bool anyLineContains(const std::vector<std::string>& lines, const std::vector<in
 TEST(GeneratedCuda, GemmLineLinksToMmaLines) {
     auto result = test::compileSample("gemm_relu");
     ASSERT_TRUE(result && result->ok()) << result->formattedDiagnostics();
-    GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+    GeneratedCuda cuda = generateCudaText(*result);
     ASSERT_TRUE(cuda.ok) << cuda.message;
     EXPECT_EQ(cuda.planTarget, "sm_90a");
     std::vector<std::string> lines = test::textLines(cuda.text);
@@ -49,10 +49,10 @@ TEST(GeneratedCuda, GemmLineLinksToMmaLines) {
     int relu = test::sourceLineContaining(*result, "T.max(C_local");
     ASSERT_GT(relu, 0);
     EXPECT_FALSE(anyLineContains(lines, cuda.linesOfTileLine(relu), "tb_mma_f16("));
-    // The same text `generateCuda` makes from the portable plan.
+    // The same text `generateCuda` makes from the program's own plan.
     DiagnosticEngine diags;
-    layout::LayoutPlan plan = run::portablePlan(*result, *result->plan, diags);
-    CudaKernelSource direct = generateCuda(*result->module, plan, plan.target, diags, &result->sources);
+    CudaKernelSource direct =
+        generateCuda(*result->module, *result->plan, result->plan->target, diags, &result->sources);
     ASSERT_TRUE(direct.ok);
     ASSERT_EQ(cuda.units.size(), direct.units.size());
     EXPECT_EQ(cuda.units[0].source, direct.units[0].source);
@@ -63,7 +63,7 @@ TEST(GeneratedCuda, EverySampleGeneratesWithLinks) {
     for (const SampleInfo& s : listSamples()) {
         auto result = test::compileSample(s.name);
         ASSERT_TRUE(result && result->ok()) << s.name;
-        GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+        GeneratedCuda cuda = generateCudaText(*result);
         ASSERT_TRUE(cuda.ok) << s.name << ": " << cuda.message;
         EXPECT_EQ(cuda.tileLines.size(), test::textLines(cuda.text).size()) << s.name;
         int linked = 0;
@@ -150,7 +150,7 @@ TEST(LinesLinkedTo, FindsEveryLineOfATarget) {
 TEST(GeneratedMachineCode, GemmPtxAndSassLinkToTheGemmLine) {
     auto result = test::compileSample("gemm_relu");
     ASSERT_TRUE(result && result->ok());
-    GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+    GeneratedCuda cuda = generateCudaText(*result);
     ASSERT_TRUE(cuda.ok) << cuda.message;
     GeneratedMachineCode code = compileGeneratedCuda(cuda, "sm_90a", true);
     ASSERT_TRUE(code.ptxOk) << code.ptxMessage;
@@ -216,7 +216,7 @@ TEST(GeneratedMachineCode, FastMathPassConfigReachesNvrtc) {
             "    return main\n";
         auto result = compileTileProgram("silu.py", text);
         EXPECT_TRUE(result && result->ok()) << (result ? result->formattedDiagnostics() : "");
-        GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+        GeneratedCuda cuda = generateCudaText(*result);
         EXPECT_TRUE(cuda.ok) << cuda.message;
         GeneratedMachineCode code = compileGeneratedCuda(cuda, "sm_80", false);
         EXPECT_TRUE(code.ptxOk) << code.ptxMessage;
@@ -240,7 +240,7 @@ TEST(GeneratedMachineCode, FastMathPassConfigReachesNvrtc) {
 TEST(GeneratedMachineCode, WithoutSassOnlyPtx) {
     auto result = test::compileSample("elementwise_add");
     ASSERT_TRUE(result && result->ok());
-    GeneratedCuda cuda = generateCudaText(*result, *result->plan);
+    GeneratedCuda cuda = generateCudaText(*result);
     ASSERT_TRUE(cuda.ok);
     GeneratedMachineCode code = compileGeneratedCuda(cuda, "sm_80", false);
     ASSERT_TRUE(code.ptxOk) << code.ptxMessage;

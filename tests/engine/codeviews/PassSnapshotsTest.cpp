@@ -2,6 +2,7 @@
 // order, then codegen; links back to the tile program; passes after an error say they did not run.
 #include "engine/pipeline/PassSnapshots.h"
 
+#include "engine/pipeline/GeneratedArtifacts.h"
 #include "tests/engine/codeviews/CodeViewsTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -36,8 +37,8 @@ TEST(PassSnapshots, EveryPassOfEverySampleHasText) {
     for (const SampleInfo& sample : listSamples()) {
         auto result = test::compileSample(sample.name);
         ASSERT_TRUE(result && result->ok()) << sample.name;
-        std::vector<PassSnapshot> snaps = passSnapshots(*result, result->plan.get());
-        ASSERT_EQ(snaps.size(), pipelinePasses().size() + 1) << sample.name;
+        std::vector<PassSnapshot> snaps = passSnapshots(*result);
+        ASSERT_EQ(snaps.size(), pipelinePasses().size()) << sample.name;
         for (size_t i = 0; i < pipelinePasses().size(); ++i)
             EXPECT_EQ(snaps[i].pass, pipelinePasses()[i].name);
         EXPECT_EQ(snaps.back().pass, "codegen");
@@ -52,7 +53,7 @@ TEST(PassSnapshots, EveryPassOfEverySampleHasText) {
         // on the two small samples, as generating twice is slow for the others in a debug build.
         if (sample.name != "gemm_relu" && sample.name != "elementwise_add")
             continue;
-        codegen::GeneratedCuda cuda = codegen::generateCudaText(*result, *result->plan);
+        GeneratedCuda cuda = generateCudaText(*result);
         ASSERT_TRUE(cuda.ok);
         EXPECT_EQ(snaps.back().text, cuda.text) << sample.name;
         EXPECT_EQ(snaps.back().tileLines, cuda.tileLines) << sample.name;
@@ -62,14 +63,14 @@ TEST(PassSnapshots, EveryPassOfEverySampleHasText) {
 TEST(PassSnapshots, GemmSectionsLinkToTheGemmLine) {
     auto result = test::compileSample("gemm_relu");
     ASSERT_TRUE(result && result->ok());
-    std::vector<PassSnapshot> snaps = passSnapshots(*result, result->plan.get());
+    std::vector<PassSnapshot> snaps = passSnapshots(*result);
     int gemm = test::sourceLineContaining(*result, "T.gemm(");
     int relu = test::sourceLineContaining(*result, "T.Parallel(");
     int copyA = test::sourceLineContaining(*result, "T.copy(A[");
     ASSERT_GT(gemm, 0);
     EXPECT_TRUE(linkedLineContains(find(snaps, "elaborate"), gemm, "gemm A_shared"));
     EXPECT_TRUE(linkedLineContains(find(snaps, "check"), gemm, "gemm A_shared"));
-    // sm_90a plans this gemm for wgmma; the warp-partition section says so, on the gemm's line.
+    // On sm_90a this gemm would be wgmma; the portable backend's plan says so, on the gemm's line.
     EXPECT_TRUE(linkedLineContains(find(snaps, "warp-partition"), gemm, "wgmma"));
     EXPECT_TRUE(linkedLineContains(find(snaps, "warp-partition"), gemm, "why:"));
     EXPECT_TRUE(linkedLineContains(find(snaps, "layout-inference"), gemm, "accumulator of gemm"));
@@ -82,6 +83,9 @@ TEST(PassSnapshots, GemmSectionsLinkToTheGemmLine) {
     EXPECT_EQ(find(snaps, "loop-planning").text.find("\n  gemm at line"), std::string::npos);
     EXPECT_NE(find(snaps, "warp-partition").text.find("\n  gemm at line"), std::string::npos);
     EXPECT_NE(find(snaps, "shared-memory-planning").text.find("blocks per SM"), std::string::npos);
+    EXPECT_NE(find(snaps, "kernel-schedule").text.find("A_shared @ 0:"), std::string::npos);
+    EXPECT_NE(find(snaps, "kernel-schedule").text.find("pipeline at line"), std::string::npos);
+    EXPECT_EQ(find(snaps, "kernel-schedule").text.find("blocks per SM"), std::string::npos);
     EXPECT_EQ(find(snaps, "copy-planning").text.find("blocks per SM"), std::string::npos);
     EXPECT_NE(find(snaps, "shared-layouts").text.find("swizzle"), std::string::npos);
     // No reduction in this program: the section says so instead of being blank.
@@ -97,8 +101,8 @@ TEST(PassSnapshots, PassesAfterAnErrorDidNotRun) {
                        "        T.copy(A, B)\n";
     auto result = compileTileProgram("bad.py", text);
     ASSERT_FALSE(result->ok());
-    std::vector<PassSnapshot> snaps = passSnapshots(*result, result->plan.get());
-    ASSERT_EQ(snaps.size(), pipelinePasses().size() + 1);
+    std::vector<PassSnapshot> snaps = passSnapshots(*result);
+    ASSERT_EQ(snaps.size(), pipelinePasses().size());
     EXPECT_TRUE(find(snaps, "parse").ran);
     EXPECT_FALSE(find(snaps, "bank-analysis").ran);
     EXPECT_NE(find(snaps, "bank-analysis").text.find("did not run"), std::string::npos);

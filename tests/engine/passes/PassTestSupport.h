@@ -1,9 +1,8 @@
-// Shared helpers of the layout-pass tests: compile a sample or a test program through the pipeline
-// (compileTileProgram) and run the layout passes on it, keeping the compile result alive with the plan.
+// Shared helpers of the layout-pass tests: compile a sample or a test program through the compile line's
+// layout passes (compileTileProgram), keeping the compile result alive with its plan.
 #pragma once
 
 #include "engine/layout/plan/LayoutPlan.h"
-#include "engine/passes/LayoutPipeline.h"
 #include "engine/pipeline/Pipeline.h"
 
 #include <fstream>
@@ -22,35 +21,44 @@ inline std::string readFile(const std::string& path) {
     return text.str();
 }
 
+// The plan a target gets when its own instruction set is used: wgmma targets through the hopper backend, so
+// that these tests see the layout engine's sm_90a choices (warpgroups, wgmma operand swizzles).
+inline Backend nativeBackend(const Target& target) {
+    return target.hasWgmma ? Backend::Hopper : Backend::Portable;
+}
+
 struct Planned {
+    explicit Planned(std::unique_ptr<CompileResult> result)
+        : compiled(std::move(result)), diagnostics(compiled->diagnostics),
+          plan(compiled->plan ? *compiled->plan : emptyPlan()) {}
     std::unique_ptr<CompileResult> compiled;
-    DiagnosticEngine diagnostics; // the layout passes' own
-    layout::LayoutPlan plan;
+    const DiagnosticEngine& diagnostics; // the compile's, the layout passes' included
+    const layout::LayoutPlan& plan;
 
     const layout::KernelPlan& kernel(size_t i = 0) const { return plan.kernels.at(i); }
-    std::string diagnosticsText() const {
-        return compiled->formattedDiagnostics() +
-               formatDiagnostics(compiled->sources, diagnostics.diagnostics());
+    std::string diagnosticsText() const { return compiled->formattedDiagnostics(); }
+    // Parsing, elaboration and the checks succeeded (errors, if any, come from the layout passes).
+    bool frontEndOk() const {
+        return compiled->module && compiled->ran("check") && compiled->failedPass != "check";
+    }
+
+private:
+    static const layout::LayoutPlan& emptyPlan() {
+        static const layout::LayoutPlan empty;
+        return empty;
     }
 };
 
+// Compiles through the layout passes and the kernel schedule (not codegen: these tests inspect the plan).
 inline std::unique_ptr<Planned> planText(const std::string& name, const std::string& text,
                                          const Target& target,
                                          std::vector<std::pair<std::string, std::string>> overrides = {}) {
-    auto out = std::make_unique<Planned>();
     CompileOptions options;
     options.target = target;
+    options.backend = nativeBackend(target);
     options.elaborate.overrides = std::move(overrides);
-    // The front half only: these tests run the layout passes themselves and inspect their diagnostics.
-    options.stopAfter = "check";
-    out->compiled = compileTileProgram(name, text, options);
-    if (!out->compiled->module)
-        return out;
-    passes::PassContext context;
-    context.target = target;
-    context.sources = &out->compiled->sources;
-    out->plan = passes::planLayouts(*out->compiled->module, context, out->diagnostics);
-    return out;
+    options.stopAfter = "shared-memory-planning";
+    return std::make_unique<Planned>(compileTileProgram(name, text, options));
 }
 
 inline std::unique_ptr<Planned> planSample(const std::string& file, const Target& target,

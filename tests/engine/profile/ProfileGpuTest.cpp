@@ -4,9 +4,9 @@
 // wavefronts per LDS, on the source line of the shared-memory read; ceilings and cuBLAS answer.
 #include "ProfileTestSupport.h"
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/gpu/CubinLineTable.h"
 #include "engine/gpu/CudaDriver.h"
 #include "engine/gpu/Nvrtc.h"
-#include "engine/profile/CubinLineTable.h"
 #include "engine/profile/CudaBenchSpec.h"
 #include "engine/profile/ProfileClient.h"
 
@@ -117,8 +117,8 @@ TEST(ProfileGpu, TransposeConflictEndToEnd) {
         std::printf("PAD=%d sass: %s %s records=%zu dropped=%d\n", pad, availabilityCode(s.availability),
                     s.reason.c_str(), s.records.size(), s.dropped);
         if (s.availability == CounterAvailability::Available) {
-            CubinLineTable lines;
-            ASSERT_TRUE(readCubinLineTable(t.compiled.cubin, lines, error)) << error;
+            gpu::CubinLineTable lines;
+            ASSERT_TRUE(gpu::readCubinLineTable(t.compiled.cubin, lines, error)) << error;
             attributeSassRecords(s.records, lines, {});
             uint64_t maxExcess = 0;
             int line = -1;

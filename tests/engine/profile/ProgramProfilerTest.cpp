@@ -74,7 +74,7 @@ TEST(ProgramProfiler, TileLineMapMarksBoilerplate) {
 }
 
 TEST(ProgramProfiler, SassRecordsLandOnTheirFunctionsLines) {
-    CubinLineTable table;
+    gpu::CubinLineTable table;
     table.functions["gemm_kernel"] = {{0x0, 10, "k.cu"}, {0x100, 12, "k.cu"}, {0x400, 0, "k.cu"}};
     std::vector<SassRecord> records(2);
     records[0].function = "gemm_kernel";
@@ -100,8 +100,8 @@ TEST(ProgramProfiler, ProfileReportStructureAndTileLines) {
     auto result = compileSample("03_gemm_transpose.py", {{"M", "256"}, {"N", "256"}, {"K", "256"}});
     ASSERT_TRUE(result->ok()) << result->formattedDiagnostics();
     gpu::RunnerClient client(test::fakeRunner("available"));
-    ProgramProfileReport r = profileProgram(*result, *result->plan, client,
-                                            quickOptions(ProfileCommand::Profile), "03_gemm_transpose.py");
+    ProgramProfileReport r =
+        profileProgram(*result, client, quickOptions(ProfileCommand::Profile), "03_gemm_transpose.py");
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_TRUE(r.simulated);
     EXPECT_EQ(r.correctness, "not checked (simulated runner)");
@@ -166,18 +166,18 @@ TEST(ProgramProfiler, BenchWritesHistoryAndComparesWithPrevious) {
     ProgramProfileOptions o = quickOptions(ProfileCommand::Bench);
     o.vs = PeerKind::Previous;
     o.historyPath = test::freshTempDir("program-history") + "/h.json";
-    ProgramProfileReport first = profileProgram(*result, *result->plan, client, o, "g.py");
+    ProgramProfileReport first = profileProgram(*result, client, o, "g.py");
     ASSERT_TRUE(first.ok) << first.error;
     ASSERT_EQ(first.kernels.front().peers.size(), 1u);
     EXPECT_NE(first.kernels.front().peers[0].note.find("no earlier result"), std::string::npos);
     EXPECT_FALSE(first.kernels.front().sassRequested); // bench: no counters
-    ProgramProfileReport second = profileProgram(*result, *result->plan, client, o, "g.py");
+    ProgramProfileReport second = profileProgram(*result, client, o, "g.py");
     ASSERT_TRUE(second.ok);
     EXPECT_EQ(second.kernels.front().peers[0].verdict, "same");
     EXPECT_NEAR(second.kernels.front().peers[0].ratio, 1.0, 1e-9);
 
     o.vs = PeerKind::Cublas;
-    ProgramProfileReport cublas = profileProgram(*result, *result->plan, client, o, "g.py");
+    ProgramProfileReport cublas = profileProgram(*result, client, o, "g.py");
     ASSERT_TRUE(cublas.ok);
     const PeerComparison& peer = cublas.kernels.front().peers[0];
     EXPECT_NE(peer.name.find("cuBLAS fp16 GEMM 256x256x256"), std::string::npos);
@@ -192,7 +192,7 @@ TEST(ProgramProfiler, BenchWritesHistoryAndComparesWithPrevious) {
     EXPECT_EQ(cublas.kernels.front().warmup, o.peerRounds * o.warmup + o.warmup + o.repeat);
 
     o.peerRounds = 1;
-    ProgramProfileReport once = profileProgram(*result, *result->plan, client, o, "g.py");
+    ProgramProfileReport once = profileProgram(*result, client, o, "g.py");
     ASSERT_TRUE(once.ok);
     EXPECT_EQ(once.kernels.front().peers[0].roundRatios.size(), 1u);
     EXPECT_EQ(once.kernels.front().timing.samplesMs.size(), size_t(o.repeat));
@@ -204,8 +204,7 @@ TEST(ProgramProfiler, RunnerThatCannotStartIsAnError) {
     gpu::RunnerOptions ro;
     ro.executable = "/nonexistent/tilebench-runner";
     gpu::RunnerClient client(ro);
-    ProgramProfileReport r =
-        profileProgram(*result, *result->plan, client, quickOptions(ProfileCommand::Bench));
+    ProgramProfileReport r = profileProgram(*result, client, quickOptions(ProfileCommand::Bench));
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.stage, run::GpuRunStage::Runner);
     EXPECT_FALSE(r.error.empty());
@@ -218,7 +217,7 @@ TEST(ProgramProfiler, CancelledBeforeTiming) {
     gpu::RunnerClient client(test::fakeRunner("available"));
     ProgramProfileOptions o = quickOptions(ProfileCommand::Bench);
     o.cancelled = [] { return true; };
-    ProgramProfileReport r = profileProgram(*result, *result->plan, client, o);
+    ProgramProfileReport r = profileProgram(*result, client, o);
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(r.cancelled);
     EXPECT_TRUE(r.kernels.empty());

@@ -8,8 +8,8 @@
 namespace tb::profile {
 namespace {
 
-CubinLineTable table() {
-    CubinLineTable t;
+gpu::CubinLineTable table() {
+    gpu::CubinLineTable t;
     t.functions["k"] = {{0x00, 10, "g.cu"}, {0x20, 12, "g.cu"}, {0x40, 15, "g.cu"}, {0x60, 0, ""}};
     return t;
 }

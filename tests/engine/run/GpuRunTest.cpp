@@ -105,7 +105,7 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
     ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
     run::GpuRunOptions options;
     options.client = &sharedRunner();
-    run::GpuRunResult r = run::runOnGpu(*p.result, p.plan, options);
+    run::GpuRunResult r = run::runOnGpu(*p.result, options);
     EXPECT_TRUE(r.ok()) << c.file << ": " << describe(r);
     EXPECT_FALSE(r.outputs.empty());
 }
@@ -139,7 +139,7 @@ def bad(M=256):
     ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
     run::GpuRunOptions options;
     options.client = &sharedRunner();
-    run::GpuRunResult r = run::runOnGpu(*p.result, p.plan, options);
+    run::GpuRunResult r = run::runOnGpu(*p.result, options);
     EXPECT_FALSE(r.ok());
     EXPECT_TRUE(r.fault) << describe(r);
     EXPECT_TRUE(r.runnerRestarted);
@@ -147,7 +147,7 @@ def bad(M=256):
     // The next run works on the fresh runner.
     PlannedProgram good = planSample("01_elementwise_add.py", {{"M", "64"}, {"N", "64"}});
     ASSERT_TRUE(good.ok());
-    run::GpuRunResult ok = run::runOnGpu(*good.result, good.plan, options);
+    run::GpuRunResult ok = run::runOnGpu(*good.result, options);
     EXPECT_TRUE(ok.ok()) << describe(ok);
 }
 
@@ -173,7 +173,7 @@ TEST(GpuRunCases, FullOptimizationCompileIsTheOneALaunchSetupUses) {
         GTEST_SKIP() << "NVRTC not available in this build";
     PlannedProgram p = planSample("02_gemm_relu.py", {{"M", "256"}, {"N", "256"}, {"K", "128"}});
     ASSERT_TRUE(p.ok()) << p.planErrors;
-    run::FullCompile full = run::compileAtFullOptimization(*p.result, p.plan, "sm_90a");
+    run::FullCompile full = run::compileAtFullOptimization(*p.result, "sm_90a");
     ASSERT_TRUE(full.ok) << full.error;
     ASSERT_EQ(full.kernels.size(), 1u);
     EXPECT_EQ(full.kernels[0].first, "matmul_relu_kernel_kernel");

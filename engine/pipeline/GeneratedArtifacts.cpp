@@ -1,11 +1,10 @@
 // The generated CUDA, PTX and SASS of a program with their line links; see GeneratedArtifacts.h. The PTX
 // and SASS readers are line-oriented and tolerant: a line they do not understand simply has no link.
-#include "engine/codegen/GeneratedArtifacts.h"
+#include "engine/pipeline/GeneratedArtifacts.h"
 
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/gpu/Nvrtc.h"
-#include "engine/profile/CubinLineTable.h"
-#include "engine/run/GpuRun.h"
+#include "engine/gpu/CubinLineTable.h"
 
 #include <cctype>
 #include <charconv>
@@ -17,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-namespace tb::codegen {
+namespace tb {
 
 namespace {
 
@@ -120,34 +119,35 @@ std::vector<int> GeneratedMachineCode::sassLinesOfTileLine(int tileLine) const {
     return linesLinkedTo(sassTileLines, tileLine);
 }
 
-GeneratedCuda generateCudaText(const CompileResult& result, const layout::LayoutPlan& plan) {
+GeneratedCuda generateCudaText(const CompileResult& result) {
     GeneratedCuda out;
-    if (!result.module) {
-        out.message = "the program did not elaborate";
+    out.planTarget = result.target.name;
+    out.backend = result.backend;
+    if (!result.cuda) {
+        out.message = !result.module               ? "the program did not elaborate"
+                      : result.failedPass.empty() ? "no CUDA: the compile stopped before codegen"
+                                                  : "no CUDA: the " + result.failedPass + " pass reported errors";
         return out;
     }
-    DiagnosticEngine diags;
-    layout::LayoutPlan portable = run::portablePlan(result, plan, diags);
-    out.planTarget = portable.target.name;
-    CudaKernelSource code;
-    if (!diags.hasErrors())
-        code = generateCuda(*result.module, portable, portable.target, diags, &result.sources);
-    out.diagnostics = diags.diagnostics();
-    if (diags.hasErrors() || !code.ok) {
-        out.message = formatDiagnostics(result.sources, diags.diagnostics());
+    const codegen::CudaKernelSource& code = *result.cuda;
+    for (const Diagnostic& d : result.diagnostics.diagnostics())
+        if (d.code.rfind("codegen-", 0) == 0)
+            out.diagnostics.push_back(d);
+    if (!code.ok || result.failedPass == "codegen") {
+        out.message = formatDiagnostics(result.sources, out.diagnostics);
         if (out.message.empty())
             out.message = "code generation failed without a diagnostic";
         return out;
     }
-    for (const GeneratedUnit& unit : code.units) {
+    for (const codegen::GeneratedUnit& unit : code.units) {
         GeneratedCudaUnit u;
         u.source = unit.source;
         u.nvrtcOptions = unit.nvrtcOptions;
         u.firstLine = int(out.tileLines.size()) + 1;
-        for (const GeneratedKernel& k : unit.kernels)
+        for (const codegen::GeneratedKernel& k : unit.kernels)
             u.kernels.push_back(k.name);
         u.tileLines.assign(splitLines(u.source).size(), 0);
-        for (const LineMapEntry& e : unit.lineMap.entries())
+        for (const codegen::LineMapEntry& e : unit.lineMap.entries())
             if (e.generatedLine > 0 && size_t(e.generatedLine) <= u.tileLines.size())
                 u.tileLines[size_t(e.generatedLine) - 1] = e.sourceLine;
         appendText(out.text, out.tileLines, u.source, u.tileLines);
@@ -194,10 +194,10 @@ std::vector<int> mapPtxLinesToCuda(const std::string& ptx, const std::vector<int
 
 std::vector<int> mapSassLinesToCuda(const std::string& sass, const std::vector<int>& cudaTileLines,
                                     const std::vector<char>* cubin) {
-    profile::CubinLineTable table;
+    gpu::CubinLineTable table;
     if (cubin && !cubin->empty()) {
         std::string error;
-        if (!profile::readCubinLineTable(*cubin, table, error))
+        if (!gpu::readCubinLineTable(*cubin, table, error))
             table = {};
     }
     std::vector<std::string_view> lines = splitLines(sass);
@@ -374,4 +374,4 @@ GeneratedMachineCode compileGeneratedCuda(const GeneratedCuda& cuda, const std::
     return out;
 }
 
-} // namespace tb::codegen
+} // namespace tb

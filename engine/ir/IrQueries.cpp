@@ -1,11 +1,11 @@
-// IR reading helpers shared by the layout passes.
-#include "engine/passes/IrQueries.h"
+// Read-only queries over the Tile IR (see IrQueries.h).
+#include "engine/ir/IrQueries.h"
 
 #include "engine/ir/Visitor.h"
 
 #include <algorithm>
 
-namespace tb::passes {
+namespace tb::ir {
 
 std::vector<KernelRef> kernelsOf(const ir::Module& module) {
     std::vector<KernelRef> out;
@@ -45,85 +45,6 @@ void walkRec(const ir::Stmt& s, std::vector<const ir::Stmt*>& enclosing, int dep
         enclosing.pop_back();
 }
 
-std::optional<layout::IndexExpr> convert(const ir::ExprPtr& e,
-                                         const std::map<const ir::Var*, layout::IndexExpr>& vars, int depth) {
-    using layout::IndexExpr;
-    if (!e || depth > ir::kMaxIrDepth)
-        return std::nullopt;
-    switch (e->kind) {
-    case ir::ExprKind::IntImm:
-        return IndexExpr(e->intValue);
-    case ir::ExprKind::VarRef: {
-        auto it = vars.find(e->var);
-        if (it == vars.end())
-            return std::nullopt;
-        return it->second;
-    }
-    case ir::ExprKind::Cast:
-        if (!ir::isInteger(e->dtype) || e->operands.empty())
-            return std::nullopt;
-        return convert(e->operands[0], vars, depth + 1);
-    case ir::ExprKind::Unary:
-        if (e->unaryOp == ir::UnaryOp::Neg && !e->operands.empty()) {
-            auto a = convert(e->operands[0], vars, depth + 1);
-            if (!a)
-                return std::nullopt;
-            return IndexExpr(0) - *a;
-        }
-        return std::nullopt;
-    case ir::ExprKind::Binary: {
-        if (e->operands.size() != 2)
-            return std::nullopt;
-        auto a = convert(e->operands[0], vars, depth + 1);
-        auto b = convert(e->operands[1], vars, depth + 1);
-        if (!a || !b)
-            return std::nullopt;
-        switch (e->binaryOp) {
-        case ir::BinaryOp::Add:
-            return *a + *b;
-        case ir::BinaryOp::Sub:
-            return *a - *b;
-        case ir::BinaryOp::Mul:
-            return *a * *b;
-        case ir::BinaryOp::Div:
-        case ir::BinaryOp::FloorDiv:
-            return layout::floorDiv(*a, *b);
-        case ir::BinaryOp::FloorMod:
-            return layout::floorMod(*a, *b);
-        case ir::BinaryOp::Min:
-            return layout::minOf(*a, *b);
-        case ir::BinaryOp::Max:
-            return layout::maxOf(*a, *b);
-        case ir::BinaryOp::BitAnd:
-            return layout::bitAnd(*a, *b);
-        case ir::BinaryOp::BitOr:
-            return layout::bitOr(*a, *b);
-        case ir::BinaryOp::BitXor:
-            return layout::bitXor(*a, *b);
-        case ir::BinaryOp::Pow:
-        case ir::BinaryOp::Shl:
-        case ir::BinaryOp::Shr:
-        case ir::BinaryOp::LogicalAnd:
-        case ir::BinaryOp::LogicalOr:
-        case ir::BinaryOp::Eq:
-        case ir::BinaryOp::Ne:
-        case ir::BinaryOp::Lt:
-        case ir::BinaryOp::Le:
-        case ir::BinaryOp::Gt:
-        case ir::BinaryOp::Ge:
-            return std::nullopt;
-        }
-        return std::nullopt;
-    }
-    case ir::ExprKind::FloatImm:
-    case ir::ExprKind::BufferLoad:
-    case ir::ExprKind::Select:
-    case ir::ExprKind::Call:
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 } // namespace
 
 void walkStmts(const ir::Stmt& root,
@@ -158,6 +79,51 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
     return written;
 }
 
+void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes) {
+    auto exprReads = [&](const ExprPtr& e) {
+        forEachExprNode(e, [&](const Expr& n) {
+            if (n.kind == ExprKind::BufferLoad && n.buffer && n.buffer->scope == MemoryScope::Shared)
+                reads.insert(n.buffer);
+        });
+    };
+    auto add = [](std::set<const Buffer*>& set, const Buffer* b) {
+        if (b && b->scope == MemoryScope::Shared)
+            set.insert(b);
+    };
+    walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        forEachStmtExpr(s, exprReads);
+        switch (s.kind) {
+        case StmtKind::Store:
+            add(writes, s.buffer);
+            break;
+        case StmtKind::Copy:
+            add(reads, s.src.buffer);
+            add(writes, s.dst.buffer);
+            break;
+        case StmtKind::Gemm:
+            add(reads, s.a.buffer);
+            add(reads, s.b.buffer);
+            break;
+        case StmtKind::Fill:
+            add(writes, s.dst.buffer);
+            break;
+        case StmtKind::AtomicAdd:
+            add(reads, s.src.buffer);
+            add(writes, s.dst.buffer);
+            break;
+        case StmtKind::Seq:
+        case StmtKind::Kernel:
+        case StmtKind::For:
+        case StmtKind::IfThenElse:
+        case StmtKind::Reduce:
+        case StmtKind::AnnotateLayout:
+        case StmtKind::UseSwizzle:
+        case StmtKind::Print:
+            break;
+        }
+    });
+}
+
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region) {
     std::vector<int64_t> out;
     for (const ir::ExprPtr& e : region.extents) {
@@ -188,9 +154,4 @@ std::vector<size_t> nonUnitDims(const std::vector<int64_t>& extents) {
     return out;
 }
 
-std::optional<layout::IndexExpr> toIndexExpr(const ir::ExprPtr& expr,
-                                             const std::map<const ir::Var*, layout::IndexExpr>& vars) {
-    return convert(expr, vars, 0);
-}
-
-} // namespace tb::passes
+} // namespace tb::ir

@@ -1,20 +1,18 @@
-// How the layout passes read the Tile IR: the kernels of a module, their thread counts, a preorder walk
-// that knows the enclosing loops, the constant shape of a region, and the conversion of IR index
-// expressions into the layout algebra's IndexExpr (so a T.Parallel body's `acc_s[i, j]` becomes an access
-// map over the loop's placeholders).
+// Read-only queries over the Tile IR that every later layer uses: the kernels of a module, their thread
+// counts, the one preorder walk that knows the enclosing loops, the buffers a statement writes, the shared
+// buffers it reads and writes, and constant shapes. (IR -> layout-algebra index conversion is
+// engine/passes/IndexConversion.h.)
 #pragma once
 
 #include "engine/ir/Module.h"
-#include "engine/layout/algebra/IndexExpr.h"
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <set>
 #include <vector>
 
-namespace tb::passes {
+namespace tb::ir {
 
 struct KernelRef {
     const ir::PrimFunc* func = nullptr;
@@ -35,6 +33,10 @@ void walkStmts(const ir::Stmt& root,
 // The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results).
 std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 
+// The shared buffers `root` reads and writes: loads in any expression, copy/atomic sources and
+// destinations, stores, fills, gemm operands (A and B read; C is a fragment).
+void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes);
+
 // Constant extents of a region (nullopt when one is symbolic).
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region);
 std::optional<std::vector<int64_t>> constantShape(const ir::Buffer& buffer);
@@ -42,10 +44,4 @@ std::optional<std::vector<int64_t>> constantShape(const ir::Buffer& buffer);
 // The region's extents without its unit dimensions ({1, 64, 512} -> {64, 512}); positions of the kept ones.
 std::vector<size_t> nonUnitDims(const std::vector<int64_t>& extents);
 
-// ir::Expr -> IndexExpr. Vars found in `vars` become the mapped expressions; integer constants, + - * //
-// % (and C division, treated as floor division: indices are non-negative), & | ^, min, max and casts
-// convert. Anything else (a buffer load, an unmapped var, a float) gives nullopt.
-std::optional<layout::IndexExpr> toIndexExpr(const ir::ExprPtr& expr,
-                                             const std::map<const ir::Var*, layout::IndexExpr>& vars);
-
-} // namespace tb::passes
+} // namespace tb::ir

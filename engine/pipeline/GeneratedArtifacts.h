@@ -1,20 +1,16 @@
-// What the backend makes of a compiled tile program, as text with line links back to the tile program:
-// the generated CUDA (cheap: plan for the portable path, then generateCuda), and, separately because NVRTC
-// takes a fraction of a second, the PTX, ptxas's per-kernel resources and the SASS (when the toolkit has a
-// disassembler). `tilec emit cuda|ptx|sass` prints these and the app's code views show them, so both see
+// What the backend made of a compiled tile program, as text with line links back to the tile program:
+// the generated CUDA (the codegen pass's output, CompileResult::cuda, formatted), and, separately because
+// NVRTC takes a fraction of a second, the PTX, ptxas's per-kernel resources and the SASS (when the toolkit
+// has a disassembler). `tilec emit cuda|ptx|sass` prints these and the app's code views show them, so both see
 // the same text through one path.
 //
 // Line links: CUDA line -> tile line comes from codegen's LineMap. PTX lines take the CUDA line of the
 // `.loc` directive in force (for code inlined from the device header, the `inlined_at` call site when the
 // inner line has no tile line). SASS lines take nvdisasm's `//## File ..., line N` comments, else the
-// cubin's line table (SASS address -> CUDA line, engine/profile/CubinLineTable.h). All line numbers are
+// cubin's line table (SASS address -> CUDA line, engine/gpu/CubinLineTable.h). All line numbers are
 // 1-based; 0 means "no link". Every vector of links has one entry per line of its text.
-//
-// This sits in engine/codegen but reaches into run (portablePlan), gpu (NVRTC) and profile (line table):
-// it is the one place that strings the backend's steps together for display.
 #pragma once
 
-#include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
 #include "engine/support/Diagnostics.h"
 
@@ -22,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::codegen {
+namespace tb {
 
 // One translation unit of the concatenated CUDA text.
 struct GeneratedCudaUnit {
@@ -36,18 +32,19 @@ struct GeneratedCudaUnit {
 struct GeneratedCuda {
     bool ok = false;
     std::string message;                 // why nothing was generated (diagnostics formatted), when !ok
-    std::vector<Diagnostic> diagnostics; // of planning for the portable path and of codegen
+    std::vector<Diagnostic> diagnostics; // the codegen pass's
     std::string text;                    // every unit, concatenated: what `tilec emit cuda` prints
     std::vector<int> tileLines;          // per line of `text`: tile-program line, 0 when none
     std::vector<GeneratedCudaUnit> units;
-    std::string planTarget; // the target the plan was made for ("sm_90a"; wgmma off)
+    std::string planTarget;              // the target the plan was made for ("sm_90a")
+    Backend backend = Backend::Portable; // the instruction set of the code
 
     // Lines of `text` (1-based, ascending) that implement tile-program line `tileLine`.
     std::vector<int> linesOfTileLine(int tileLine) const;
 };
 
-// Plans for the portable backend (run::portablePlan) and generates CUDA. Pre: result.ok().
-GeneratedCuda generateCudaText(const CompileResult& result, const layout::LayoutPlan& plan);
+// The CUDA the codegen pass generated from the program's plan; !ok with a message when there is none.
+GeneratedCuda generateCudaText(const CompileResult& result);
 
 struct KernelResources {
     std::string name;
@@ -93,4 +90,4 @@ std::map<int, int> inlinedHelperTileLines(const std::string& ptx, const std::vec
 // Lines (1-based, ascending) whose entry in `links` equals `target` (> 0).
 std::vector<int> linesLinkedTo(const std::vector<int>& links, int target);
 
-} // namespace tb::codegen
+} // namespace tb

@@ -1,5 +1,5 @@
 // DWARF line-table reader for cubins (see CubinLineTable.h).
-#include "engine/profile/CubinLineTable.h"
+#include "engine/gpu/CubinLineTable.h"
 
 #include "engine/gpu/CubinElf.h"
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-namespace tb::profile {
+namespace tb::gpu {
 
 namespace {
 
@@ -273,4 +273,4 @@ bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, s
     return true;
 }
 
-} // namespace tb::profile
+} // namespace tb::gpu

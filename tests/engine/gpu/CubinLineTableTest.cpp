@@ -1,6 +1,6 @@
 // The DWARF line table of a real NVRTC cubin (-lineinfo): each kernel's PCs map to its own source lines,
 // named through the .rela.debug_line relocations. Damaged or line-less cubins give errors, never crashes.
-#include "engine/profile/CubinLineTable.h"
+#include "engine/gpu/CubinLineTable.h"
 
 #include "engine/gpu/Nvrtc.h"
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::profile {
+namespace tb::gpu {
 namespace {
 
 // Line numbers matter: kernel A on lines 1-8, kernel B on lines 9-16; the conflicting LDS is line 7 / 15.
@@ -122,4 +122,4 @@ TEST(CubinLineTable, DamagedInputNeverCrashes) {
 }
 
 } // namespace
-} // namespace tb::profile
+} // namespace tb::gpu

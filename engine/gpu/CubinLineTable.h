@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::profile {
+namespace tb::gpu {
 
 struct LineRow {
     uint32_t address = 0; // offset in the kernel's .text section
@@ -37,4 +37,4 @@ struct CubinLineTable {
 // message that says so.
 bool readCubinLineTable(const std::vector<char>& cubin, CubinLineTable& table, std::string& error);
 
-} // namespace tb::profile
+} // namespace tb::gpu
