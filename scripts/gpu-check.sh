@@ -55,6 +55,36 @@ for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/run/tests_run"
     fi
 done
 
+# ---- Hopper device side (branch hopper-device): the sm_90a primitives, tensor maps, reference kernels ----
+step "Hopper device side: tests_hopper (TMA copy, wgmma GEMM vs CPU reference), sanitizers on the kernels"
+HOPPER_TESTS="$BUILD/tests/engine/hopper/tests_hopper"
+if [[ -x "$HOPPER_TESTS" ]]; then
+    if "$HOPPER_TESTS" >"$LOGS/tests_hopper.log" 2>&1; then
+        row "tests_hopper" "ok ($(grep -c '^\[       OK' "$LOGS/tests_hopper.log") passed, $(grep -c '^\[  SKIPPED' "$LOGS/tests_hopper.log") skipped)"
+    else
+        row "tests_hopper" "FAILED (see tests_hopper.log)"
+        grep -E '^\[  FAILED|Failure' "$LOGS/tests_hopper.log" | head -20
+    fi
+else
+    row "tests_hopper" "missing"
+fi
+if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck synccheck; do
+        bad=0
+        for k in "copy_tma.cu -p ROWS=1024 -p COLS=1024" "gemm_tma_wgmma.cu -p M=512 -p N=512 -p K=512" \
+            "gemm_tma_wgmma.cu -p DTYPE=bf16 -p M=512 -p N=512 -p K=512" \
+            "gemm_tma_wgmma.cu -p CLUSTER=2 -p M=640 -p N=512 -p K=512"; do
+            # shellcheck disable=SC2086
+            out=$(compute-sanitizer --tool "$tool" --error-exitcode 99 "$PROFILE" bench "$KERNELS"/$k \
+                --events --no-ceilings --warmup 0 --repeat 1 --history /dev/null/none 2>&1)
+            [[ $? == 99 ]] && bad=$((bad + 1))
+            echo "$out" >>"$LOGS/sanitizer-hopper-$tool.log"
+        done
+        row "compute-sanitizer $tool (hopper kernels)" "4 runs, $bad with errors"
+    done
+fi
+# ---- end of the Hopper device side ----
+
 step "samples on the GPU (tilec run --gpu, checked against the CPU executor)"
 for sample in "$ROOT"/samples/*.py; do
     name=$(basename "$sample" .py)
@@ -141,6 +171,27 @@ bench copy-1GiB "$KERNELS/copy.cu"
 for c in 512 1024; do
     bench "rmsnorm-silu-sample-C$c" "$ROOT/samples/05_rmsnorm_silu.py" -p M=262144 -p C=$c
 done
+# ---- Hopper device side (branch hopper-device): the hand-written Hopper GEMM vs cuBLAS (alternating
+# rounds), the bf16 variant (cuBLAS is timed in fp16: same tensor-core rate), a stage/group sweep, the TMA copy
+# against copy.cu's bandwidth, and a 268 MB result back through tilec run --gpu (issue 15 item 6) ----
+bench hopper-gemm-f16-4096 "$KERNELS/gemm_tma_wgmma.cu" --vs cublas --rounds 5
+bench hopper-gemm-f16-8192 "$KERNELS/gemm_tma_wgmma.cu" -p M=8192 -p N=8192 -p K=8192 --vs cublas --rounds 5
+bench hopper-gemm-bf16-4096 "$KERNELS/gemm_tma_wgmma.cu" -p DTYPE=bf16 --vs cublas
+bench hopper-gemm-bf16-8192 "$KERNELS/gemm_tma_wgmma.cu" -p DTYPE=bf16 -p M=8192 -p N=8192 -p K=8192 --vs cublas
+bench hopper-gemm-f16-8192-cluster2 "$KERNELS/gemm_tma_wgmma.cu" -p CLUSTER=2 -p M=8192 -p N=8192 -p K=8192 \
+    --vs cublas --rounds 5
+bench hopper-copy-tma "$KERNELS/copy_tma.cu"
+for shape in 4096 8192; do
+    "$PROFILE" sweep "$KERNELS/gemm_tma_wgmma.cu" -p M=$shape -p N=$shape -p K=$shape -p STAGES=3,4 \
+        -p GROUP_M=8,16,32 -p CLUSTER=1,2 -p SMS=128,132 --flush-l2 --repeat 10 2>&1 | tee "$LOGS/sweep-hopper-gemm-$shape.log"
+done
+if "$TILEC" run --gpu "$ROOT/samples/06_flash_attention.py" -p batch=8 -p heads=32 -p seq_len=4096 -p dim=128 \
+    >"$LOGS/run-flash-b8h32s4096d128.log" 2>&1; then
+    row "run --gpu flash b8 h32 s4096 d128" "$(grep -m1 -E 'correct|WRONG|bytes' "$LOGS/run-flash-b8h32s4096d128.log" | cut -c1-60)"
+else
+    row "run --gpu flash b8 h32 s4096 d128" "FAILED: $(tail -1 "$LOGS/run-flash-b8h32s4096d128.log" | cut -c1-80)"
+fi
+# ---- end of the Hopper device side ----
 EDIT="$BUILD/engine/tools/bench/bench_edit"
 if [[ -x "$EDIT" ]]; then
     "$EDIT" 10 | tee "$LOGS/bench-edit.log"

@@ -110,6 +110,8 @@ LoadedDriver loadOnce() {
     resolve(handle, a.eventSynchronize, {"cuEventSynchronize"}, missing);
     // cuEventElapsedTime_v2 arrived with CUDA 12.8 drivers; the older symbol has the same signature.
     resolve(handle, a.eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing);
+    a.tensorMapEncodeTiled =
+        reinterpret_cast<decltype(a.tensorMapEncodeTiled)>(::dlsym(handle, "cuTensorMapEncodeTiled"));
     if (!missing.empty()) {
         out.reason = "libcuda.so.1 is too old: missing " + missing;
         return out;

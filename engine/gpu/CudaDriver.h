@@ -86,6 +86,8 @@ struct CudaDriverApi {
     decltype(&::cuEventRecord) eventRecord = nullptr;
     decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
     decltype(&::cuEventElapsedTime_v2) eventElapsedTime = nullptr;
+    // Optional (CUDA 12.0+ drivers): nullptr on older ones, where a `tensormap` request says so.
+    decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
 };
 
 // The loaded table, or nullptr with `reason` set (library missing, symbol missing). cuInit is not called.

@@ -265,6 +265,21 @@ std::string findCudaTool(const char* tool) {
     dirs.push_back(TILEBENCH_CUDA_BIN_DIR);
 #endif
     dirs.push_back("/usr/local/cuda/bin");
+    // Then $PATH: a toolkit without the binary utilities can get them elsewhere (e.g. the
+    // nvidia-cuda-nvdisasm wheel's bin/), which is how CI machines without them check SASS.
+    if (const char* path = std::getenv("PATH")) {
+        std::string all = path;
+        for (size_t start = 0; start <= all.size();) {
+            size_t colon = all.find(':', start);
+            std::string dir =
+                all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+            if (!dir.empty())
+                dirs.push_back(dir);
+            if (colon == std::string::npos)
+                break;
+            start = colon + 1;
+        }
+    }
     for (const std::string& dir : dirs) {
         std::string path = dir + "/" + tool;
         if (::access(path.c_str(), X_OK) == 0)
@@ -319,8 +334,8 @@ std::optional<std::string> disassembleSass(const std::vector<char>& cubin, std::
     std::string nvdisasm = findCudaTool("nvdisasm");
     std::string cuobjdump = findCudaTool("cuobjdump");
     if (nvdisasm.empty() && cuobjdump.empty())
-        return fail(
-            "neither nvdisasm nor cuobjdump is installed (looked in $CUDA_HOME/bin and /usr/local/cuda/bin)");
+        return fail("neither nvdisasm nor cuobjdump is installed (looked in $CUDA_HOME/bin, "
+                    "/usr/local/cuda/bin and $PATH)");
 
     const char* tmpdir = std::getenv("TMPDIR");
     std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tilebench-sass-XXXXXX.cubin";

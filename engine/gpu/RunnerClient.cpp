@@ -110,7 +110,8 @@ std::string RunnerReply::field(const std::string& key, const std::string& fallba
     return it == fields.end() ? fallback : it->second;
 }
 
-RunnerClient::RunnerClient(RunnerOptions options) : m_options(std::move(options)) {}
+RunnerClient::RunnerClient(RunnerOptions options)
+    : m_options(std::move(options)), m_transfers(m_options.transferParents) {}
 
 RunnerClient::~RunnerClient() {
     stop();
@@ -498,6 +499,31 @@ RunnerReply RunnerClient::loadCubin(const std::string& moduleId, const std::stri
 }
 
 RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* data, size_t bytes) {
+    if (bytes > m_options.outOfBandBytes) {
+        // Out of band: the line carries the path; the runner copies from the mapped file to the device.
+        std::string error;
+        for (size_t i = 0; i < m_transfers.parentCount(); ++i) {
+            std::string path = m_transfers.fileIn(i, bytes, error);
+            if (path.empty())
+                continue;
+            if (!writeWholeFile(path, data, bytes, error)) {
+                ::unlink(path.c_str());
+                continue;
+            }
+            RunnerReply reply =
+                request("write " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path));
+            ::unlink(path.c_str());
+            return reply;
+        }
+        if ((bytes + 2) / 3 * 4 + 256 > kRunnerMaxLineBytes) {
+            RunnerReply reply;
+            reply.status = RunnerStatus::Error;
+            reply.code = "io-error";
+            reply.message = std::to_string(bytes) +
+                            " bytes are too many for a line and could not go out of band: " + error;
+            return reply;
+        }
+    }
     // Encoded into m_payload, whose capacity is kept between requests (see kKeptBufferBytes).
     m_payload.clear();
     appendBase64(m_payload, data, bytes);
@@ -505,14 +531,58 @@ RunnerReply RunnerClient::writeBuffer(const std::string& buffer, const void* dat
 }
 
 RunnerReply RunnerClient::readBuffer(const std::string& buffer, std::vector<char>& out) {
-    RunnerReply reply = exchange("read " + escapeProtocolValue(buffer), std::string(), std::nullopt, &out);
-    releaseLargeBuffers();
+    // The runner answers inline up to inline_max bytes and writes larger buffers to the file. The size is
+    // not known here, so a file system without room shows as the runner's io-error: the next one is tried,
+    // and last the plain inline read.
+    std::string error;
+    RunnerReply reply;
+    bool answered = false;
+    for (size_t i = 0; i < m_transfers.parentCount(); ++i) {
+        std::string path = m_transfers.fileIn(i, 0, error);
+        if (path.empty())
+            continue;
+        reply = exchange("read " + escapeProtocolValue(buffer) + " file=" + escapeProtocolValue(path) +
+                             " inline_max=" + std::to_string(m_options.outOfBandBytes),
+                         std::string(), std::nullopt, &out);
+        releaseLargeBuffers();
+        if (reply.ok() && reply.fields.count("file")) {
+            if (reply.field("file") != path || !readWholeFile(path, out, error)) {
+                reply.status = RunnerStatus::Error;
+                reply.code = "io-error";
+                reply.message = reply.field("file") != path
+                                    ? "the runner wrote " + reply.field("file") + ", not " + path
+                                    : error;
+            }
+            reply.fields.erase("file");
+        }
+        ::unlink(path.c_str());
+        answered = !(reply.status == RunnerStatus::Error && reply.code == "io-error");
+        if (answered)
+            break;
+    }
+    if (!answered) {
+        reply = exchange("read " + escapeProtocolValue(buffer), std::string(), std::nullopt, &out);
+        releaseLargeBuffers();
+    }
     if (reply.ok() && std::to_string(out.size()) != reply.field("bytes")) {
         reply.status = RunnerStatus::Error;
         reply.code = "bad-payload";
-        reply.message = "the read reply's base64 payload does not decode to bytes=" + reply.field("bytes");
+        reply.message = "the read reply carried " + std::to_string(out.size()) +
+                        " bytes, not the bytes=" + reply.field("bytes") + " it announced";
     }
     return reply;
+}
+
+RunnerReply RunnerClient::createTensorMap(const std::string& name, const TensorMapSpec& spec) {
+    // The address and the buffer's size are checked by the runner; everything else can be checked here.
+    if (std::string problem = tensorMapProblem(spec, 0); !problem.empty()) {
+        RunnerReply reply;
+        reply.status = RunnerStatus::Error;
+        reply.code = "bad-tensormap";
+        reply.message = problem;
+        return reply;
+    }
+    return request(formatTensorMapRequest(name, spec));
 }
 
 std::string defaultRunnerPath() {

@@ -8,6 +8,9 @@
 // one client per thread).
 #pragma once
 
+#include "engine/gpu/TensorMapSpec.h"
+#include "engine/gpu/TransferFiles.h"
+
 #include <chrono>
 #include <map>
 #include <optional>
@@ -23,6 +26,13 @@ struct RunnerOptions {
     std::vector<std::string> arguments;              // e.g. {"--fake"}
     std::chrono::milliseconds watchdog{10000};       // per request, unless the request passes its own
     std::chrono::milliseconds startupTimeout{10000}; // for the hello handshake
+    // Buffer writes and reads larger than this go out of band, through a file in a private directory
+    // (mode 0700) shared with the runner, with only its path on the line; smaller ones travel inline as
+    // base64. 0 sends everything out of band. (Through a file was faster from 64 KiB up: bench_runner_io.)
+    size_t outOfBandBytes = size_t(64) << 10;
+    // Where those directories are made, in order of preference (each transfer takes the first with room):
+    // empty means /dev/shm (memory, no disk) when writable, then $TMPDIR or /tmp.
+    std::vector<std::string> transferParents;
 };
 
 enum class RunnerStatus {
@@ -78,11 +88,18 @@ public:
     // Conveniences over request().
     RunnerReply loadCubin(const std::string& moduleId, const std::string& arch, const std::string& kernelName,
                           const std::vector<char>& cubin);
+    // Above RunnerOptions::outOfBandBytes through a transfer file, else inline.
     RunnerReply writeBuffer(const std::string& buffer, const void* data, size_t bytes);
     // On success `out` holds the buffer's bytes (its capacity is reused); on failure its contents are
-    // unspecified. The payload is decoded into `out` straight from the reply line: the reply's fields
-    // have `bytes=` but no `base64=`.
+    // unspecified. Small buffers come inline, decoded into `out` straight from the reply line; larger ones
+    // through a transfer file. Either way the reply's fields have `bytes=` but no `base64=` or `file=`.
     RunnerReply readBuffer(const std::string& buffer, std::vector<char>& out);
+    // `tensormap <name> ...` for a TMA tensor map over a buffer (TensorMapSpec.h); kernels then take it as
+    // args=tmap:<name>. A spec that breaks the driver's rules is answered here, without a request, as
+    // Error bad-tensormap with the same message the runner would give.
+    RunnerReply createTensorMap(const std::string& name, const TensorMapSpec& spec);
+    // The private transfer directories that out-of-band transfers made so far (removed by the destructor).
+    const std::vector<std::string>& transferDirectories() const { return m_transfers.directories(); }
 
 private:
     enum class ReadResult { Line, Timeout, Eof, TooLong };
@@ -111,6 +128,7 @@ private:
     std::string m_stderrTail;
     RunnerReply m_hello;
     int m_restarts = 0;
+    TransferFiles m_transfers;
 };
 
 // tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.

@@ -1,6 +1,10 @@
 // Directives of hand-written CUDA bench files (see CudaBenchSpec.h).
 #include "engine/profile/CudaBenchSpec.h"
 
+#include "engine/codegen/DeviceHeader.h"
+#include "engine/codegen/HopperDeviceHeader.h"
+#include "engine/gpu/RunnerProtocol.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -115,6 +119,77 @@ std::map<std::string, std::string> fields(const std::string& text) {
             out[word.substr(0, eq)] = word.substr(eq + 1);
     }
     return out;
+}
+
+// "hopper wgmma=a,b" / "portable": the generated device header's text.
+bool deviceHeaderDirective(const std::string& value, std::string& text, std::string& error) {
+    std::stringstream words(value);
+    std::string word;
+    bool hopper = false, portable = false;
+    codegen::HopperHeaderNeeds needs;
+    while (words >> word) {
+        if (word == "hopper") {
+            hopper = true;
+        } else if (word == "portable") {
+            portable = true;
+        } else if (word.rfind("wgmma=", 0) == 0) {
+            std::stringstream shapes(word.substr(6));
+            std::string name;
+            while (std::getline(shapes, name, ',')) {
+                codegen::WgmmaShape shape;
+                if (!codegen::parseWgmmaShape(name, shape, &error))
+                    return false;
+                needs.wgmma.push_back(shape);
+            }
+        } else {
+            error = "'" + word + "' is not hopper, portable or wgmma=<shapes>";
+            return false;
+        }
+    }
+    if (!hopper && !portable) {
+        error = "names neither hopper nor portable";
+        return false;
+    }
+    if (!hopper && !needs.wgmma.empty()) {
+        error = "wgmma= needs hopper";
+        return false;
+    }
+    text = codegen::cudaDeviceHeader();
+    if (hopper)
+        text += codegen::hopperDeviceHeader(needs);
+    return true;
+}
+
+// "NAME BUFFER field=value...": the runner's tensormap request, with products allowed in dims/strides/box.
+bool tensorMapDirective(const std::string& value, std::string& name, gpu::TensorMapSpec& map,
+                        std::string& error) {
+    std::stringstream words(value);
+    std::string word, line = "tensormap";
+    while (words >> word) {
+        size_t eq = word.find('=');
+        std::string key = eq == std::string::npos ? "" : word.substr(0, eq);
+        if (key == "dims" || key == "strides" || key == "box" || key == "offset") {
+            std::stringstream parts(word.substr(eq + 1));
+            std::string part, result;
+            while (std::getline(parts, part, ',')) {
+                double v = 0;
+                if (!evalProduct(part, v) || v != double(int64_t(v))) {
+                    error = key + " value '" + part + "' is not a whole number";
+                    return false;
+                }
+                result += (result.empty() ? "" : ",") + std::to_string(int64_t(v));
+            }
+            word = key + "=" + result;
+        }
+        line += " " + word;
+    }
+    if (!gpu::parseTensorMapRequest(gpu::parseProtocolLine(line), name, map, error))
+        return false;
+    if (std::string problem = gpu::tensorMapProblem(map, 0); !problem.empty()) {
+        error = problem;
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -250,9 +325,26 @@ bool parseCudaBenchSpec(const std::string& text,
             spec.gemmM = int(m);
             spec.gemmN = int(n);
             spec.gemmK = int(k);
+        } else if (kind == "device-header") {
+            std::string error;
+            if (!deviceHeaderDirective(value, spec.deviceHeader, error)) {
+                diags.error("bench-bad-directive", {}, "tilebench-device-header '" + value + "': " + error,
+                            "write e.g. 'hopper wgmma=m64n256k16_f32_f16_ss' or 'portable'");
+                return false;
+            }
+        } else if (kind == "tensormap") {
+            std::string name, error;
+            gpu::TensorMapSpec map;
+            if (!tensorMapDirective(value, name, map, error)) {
+                diags.error("bench-bad-directive", {}, "tilebench-tensormap '" + value + "': " + error,
+                            "write e.g. 'tA a dtype=f16 rank=2 dims=${K},${M} strides=${K}*2 box=64,128 "
+                            "swizzle=128B'");
+                return false;
+            }
+            spec.tensorMaps.emplace_back(name, map);
         } else {
             diags.error("bench-bad-directive", {}, "unknown directive 'tilebench-" + kind + "'",
-                        "known: param, kernel, buffer, launch, work, gemm");
+                        "known: param, kernel, buffer, launch, work, gemm, device-header, tensormap");
             return false;
         }
     }
@@ -262,6 +354,8 @@ bool parseCudaBenchSpec(const std::string& text,
                     "'// tilebench-launch: grid=.. block=.. args=..'");
         return false;
     }
+    // The generated header first: the parameters' #defines (M, N, ...) must not rename its identifiers.
+    spec.source = spec.deviceHeader;
     for (const auto& [name, value] : params) {
         spec.source += "#define " + name + " " + value + "\n";
         spec.params.emplace_back(name, value);

@@ -7,11 +7,19 @@
 //   // tilebench-launch: grid=32,32 block=32,8 smem=0 args=buf:in,buf:out,i32:1024
 //   // tilebench-work: flops=0 bytes=8388608          counted work of one launch (for TFLOP/s and GB/s)
 //   // tilebench-gemm: m=4096 n=4096 k=4096           the shape `--vs cublas` compares with
+//   // tilebench-device-header: hopper wgmma=m64n256k16_f32_f16_ss
+//        prepend TileBench's generated device header (the portable part; `hopper` adds the sm_90a part, with
+//        the listed wgmma wrappers), so a hand-written kernel is built from the same primitives as generated
+//        ones
+//   // tilebench-tensormap: tA a dtype=f16 rank=2 dims=${K},${M} strides=${K}*2 box=64,128 swizzle=128B
+//        a TMA tensor map over buffer `a` (the runner's `tensormap` fields; dims/strides/box may be
+//        products), passed to the kernel as args=tmap:tA
 //
 // `${NAME}` is replaced by the parameter's value in every directive, and each parameter is also defined
 // for the compiler (`#define NAME VALUE` before the source). Values of counts may be products (`1024*1024`).
 #pragma once
 
+#include "engine/gpu/TensorMapSpec.h"
 #include "engine/support/Diagnostics.h"
 
 #include <cstdint>
@@ -36,6 +44,9 @@ struct CudaBenchSpec {
     std::string launchFields; // grid=.. block=.. smem=.. args=..
     double flops = 0, bytes = 0;
     int gemmM = 0, gemmN = 0, gemmK = 0;
+    std::vector<std::pair<std::string, gpu::TensorMapSpec>> tensorMaps; // (name, spec), created after buffers
+    std::string
+        deviceHeader; // the generated header text prepended to the source (empty without the directive)
     std::vector<std::pair<std::string, std::string>> params; // final values, sorted by name
 };
 

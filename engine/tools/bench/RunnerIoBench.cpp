@@ -3,7 +3,9 @@
 // f32/bf16 for comparison), `write` and `read` of 2 MiB with the payload inline as base64, and a read
 // plus the conversion to a new host tensor, as GpuRun's download step does per operand. Medians of N runs
 // against the fake runner (host memory, so the numbers are the protocol's and the host code's cost, not
-// PCIe's); --gpu uses the real runner. A benchmark, not a test: it never fails on timing.
+// PCIe's); --gpu uses the real runner. Then writes and reads of 64 KiB to 64 MiB inline and out of
+// band (through a file, RunnerOptions::outOfBandBytes), which is what the default threshold was chosen from.
+// A benchmark, not a test: it never fails on timing.
 //
 // Usage: bench_runner_io [runs] [--gpu]
 #include "engine/exec/HostTensor.h"
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +51,32 @@ bool expectOk(const tb::gpu::RunnerReply& reply, const std::string& what) {
         std::fprintf(stderr, "bench_runner_io: %s: %s %s\n", what.c_str(), reply.code.c_str(),
                      reply.message.c_str());
     return reply.ok();
+}
+
+// Write and read of 64 KiB to 64 MiB, inline (base64 on the line) and out of band (a file beside the runner).
+bool transports(tb::gpu::RunnerOptions options, int runs) {
+    for (size_t bytes : {size_t(64) << 10, size_t(512) << 10, kBytes, size_t(64) << 20}) {
+        std::vector<char> payload(bytes), back;
+        for (size_t i = 0; i < bytes; ++i)
+            payload[i] = static_cast<char>((i * 2654435761u) >> 13);
+        for (bool outOfBand : {false, true}) {
+            options.outOfBandBytes = outOfBand ? 0 : SIZE_MAX;
+            tb::gpu::RunnerClient client(options);
+            if (!expectOk(client.request("alloc T " + std::to_string(bytes)), "alloc T"))
+                return false;
+            std::string size = (bytes < (1u << 20) ? std::to_string(bytes >> 10) + " KiB"
+                                                   : std::to_string(bytes >> 20) + " MiB") +
+                               (outOfBand ? " (file)" : " (base64)");
+            bool good =
+                timeIt(("write " + size).c_str(), runs,
+                       [&] { return expectOk(client.writeBuffer("T", payload.data(), bytes), "write"); }) &&
+                timeIt(("read " + size).c_str(), runs,
+                       [&] { return expectOk(client.readBuffer("T", back), "read") && back == payload; });
+            if (!good)
+                return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -117,6 +146,8 @@ int main(int argc, char** argv) {
         });
     client.request("free A");
     if (!good)
+        return 1;
+    if (!transports(options, runs))
         return 1;
     // Sanity: what was written is what comes back.
     if (!std::equal(payload.begin(), payload.end(), readBack.begin())) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ BackendStatus CudaBackend::time(const std::string&, const LaunchConfig&, std::ve
     return noDriver();
 }
 BackendStatus CudaBackend::launchAsync(const std::string&, const LaunchConfig&, std::vector<void*>&) {
+    return noDriver();
+}
+BackendStatus CudaBackend::encodeTensorMap(const gpu::TensorMapSpec&, uint64_t, TensorMapBytes&) {
     return noDriver();
 }
 BackendStatus CudaBackend::ensureContext() {
@@ -238,6 +242,77 @@ BackendStatus CudaBackend::time(const std::string& id, const LaunchConfig& confi
         m_api->eventDestroy(start);
     if (stop)
         m_api->eventDestroy(stop);
+    return s;
+}
+
+namespace {
+
+CUtensorMapDataType driverDtype(gpu::TensorMapDtype d) {
+    using D = gpu::TensorMapDtype;
+    switch (d) {
+    case D::U8:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    case D::U16:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case D::U32:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    case D::I32:
+        return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case D::U64:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    case D::I64:
+        return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    case D::F16:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case D::F32:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case D::F64:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    case D::BF16:
+        return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case D::F32Ftz:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ;
+    case D::TF32:
+        return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+    case D::TF32Ftz:
+        return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ;
+    }
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+} // namespace
+
+BackendStatus CudaBackend::encodeTensorMap(const gpu::TensorMapSpec& spec, uint64_t globalAddress,
+                                           TensorMapBytes& out) {
+    BackendStatus s = ensureContext();
+    if (!s.ok())
+        return s;
+    if (!m_api->tensorMapEncodeTiled)
+        return BackendStatus::error(
+            "bad-tensormap",
+            "this driver has no cuTensorMapEncodeTiled (a CUDA 12.0 or newer driver is needed)");
+    static_assert(sizeof(CUtensorMap) == sizeof(TensorMapBytes), "a CUtensorMap is 128 bytes");
+    CUtensorMap map;
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], elementStrides[5];
+    for (int i = 0; i < 5; ++i) {
+        dims[i] = spec.dims[static_cast<size_t>(i)];
+        box[i] = spec.box[static_cast<size_t>(i)];
+        elementStrides[i] = spec.elementStrides[static_cast<size_t>(i)];
+        if (i < 4)
+            strides[i] = spec.strides[static_cast<size_t>(i)];
+    }
+    // The protocol's enums are declared in the driver's order.
+    CUresult r = m_api->tensorMapEncodeTiled(
+        &map, driverDtype(spec.dtype), static_cast<cuuint32_t>(spec.rank),
+        reinterpret_cast<void*>(static_cast<uintptr_t>(globalAddress)), dims, strides, box, elementStrides,
+        static_cast<CUtensorMapInterleave>(static_cast<int>(spec.interleave)),
+        static_cast<CUtensorMapSwizzle>(static_cast<int>(spec.swizzle)),
+        static_cast<CUtensorMapL2promotion>(static_cast<int>(spec.l2Promotion)),
+        static_cast<CUtensorMapFloatOOBfill>(static_cast<int>(spec.oobFill)));
+    s = check(r, "cuTensorMapEncodeTiled", "bad-tensormap");
+    if (s.ok())
+        std::memcpy(out.bytes, &map, sizeof map);
     return s;
 }
 

@@ -34,6 +34,8 @@ public:
                          std::vector<void*>& params) override;
     BackendStatus time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
                        int warmup, int repeat, std::vector<double>& milliseconds) override;
+    BackendStatus encodeTensorMap(const gpu::TensorMapSpec& spec, uint64_t globalAddress,
+                                  TensorMapBytes& out) override;
     BackendStatus launchAsync(const std::string& id, const LaunchConfig& config,
                               std::vector<void*>& params) override;
 

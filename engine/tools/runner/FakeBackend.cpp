@@ -98,6 +98,18 @@ BackendStatus FakeBackend::launch(const std::string& id, const LaunchConfig&, st
     return BackendStatus::success();
 }
 
+BackendStatus FakeBackend::encodeTensorMap(const gpu::TensorMapSpec& spec, uint64_t globalAddress,
+                                           TensorMapBytes& out) {
+    // A recognizable stand-in for the driver's opaque bytes: a tag, the address, rank and dims.
+    out = TensorMapBytes{};
+    std::memcpy(out.bytes, "TBFAKEMAP", 9);
+    std::memcpy(out.bytes + 16, &globalAddress, 8);
+    out.bytes[24] = static_cast<unsigned char>(spec.rank);
+    for (int i = 0; i < spec.rank; ++i)
+        std::memcpy(out.bytes + 32 + 8 * i, &spec.dims[static_cast<size_t>(i)], 8);
+    return BackendStatus::success();
+}
+
 BackendStatus FakeBackend::time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
                                 int, int repeat, std::vector<double>& milliseconds) {
     BackendStatus status = launch(id, config, params);

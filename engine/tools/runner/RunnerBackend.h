@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/gpu/CudaDriver.h"
+#include "engine/gpu/TensorMapSpec.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,11 @@ struct KernelAttributes {
     int staticSharedBytes = -1;
     int localBytes = -1;
     int maxThreadsPerBlock = -1;
+};
+
+// A CUtensorMap: 128 opaque bytes, 64-byte aligned, passed to a kernel by value.
+struct alignas(64) TensorMapBytes {
+    unsigned char bytes[128] = {};
 };
 
 struct LaunchConfig {
@@ -68,6 +74,10 @@ public:
                                       std::vector<void*>& params) {
         return launch(id, config, params);
     }
+    // Encodes a tensor map whose rules tensorMapProblem already checked (the real backend calls
+    // cuTensorMapEncodeTiled; the fake one writes a recognizable stand-in).
+    virtual BackendStatus encodeTensorMap(const gpu::TensorMapSpec& spec, uint64_t globalAddress,
+                                          TensorMapBytes& out) = 0;
     // `warmup` launches, then `repeat` launches each timed with a pair of events; milliseconds per launch.
     virtual BackendStatus time(const std::string& id, const LaunchConfig& config, std::vector<void*>& params,
                                int warmup, int repeat, std::vector<double>& milliseconds) = 0;

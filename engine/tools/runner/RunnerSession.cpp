@@ -3,7 +3,9 @@
 
 #include "CuptiRequests.h"
 #include "FillValues.h"
+#include "MappedFile.h"
 #include "engine/gpu/Base64.h"
+#include "engine/gpu/TensorMapSpec.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <iterator>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -172,6 +174,8 @@ bool RunnerSession::handle(const std::string& line, const std::string* payloadLi
         return launchOrTime(r, /*timed=*/false);
     if (r.verb == "time")
         return launchOrTime(r, /*timed=*/true);
+    if (r.verb == "tensormap")
+        return tensormap(r);
     if (m_cupti && m_cupti->handles(r.verb))
         return m_cupti->handle(r, *this);
     if (r.verb == "quit") {
@@ -223,12 +227,14 @@ bool RunnerSession::devices(const ProtocolLine&) {
 
 bool RunnerSession::payloadBytes(const ProtocolLine& r, const std::string* payload, std::vector<char>& out) {
     if (r.has("file")) {
-        std::ifstream in(r.field("file"), std::ios::binary);
-        if (!in) {
-            error("io-error", "cannot open " + r.field("file"));
+        std::string why;
+        std::optional<MappedFile> file = MappedFile::openForRead(r.field("file"), why);
+        if (!file) {
+            error("io-error", why);
             return false;
         }
-        out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        const char* data = static_cast<const char*>(file->data());
+        out.assign(data, data + file->size());
         return true;
     }
     if (!r.has("base64")) {
@@ -356,6 +362,8 @@ bool RunnerSession::free(const ProtocolLine& r) {
     }
     BackendStatus s = m_backend.release(it->second.address);
     m_buffers.erase(it);
+    for (auto map = m_tensorMaps.begin(); map != m_tensorMaps.end();)
+        map = map->second.buffer == r.words[0] ? m_tensorMaps.erase(map) : std::next(map);
     if (!s.ok())
         return finish(s);
     ok("free " + gpu::escapeProtocolValue(r.words[0]));
@@ -405,6 +413,8 @@ bool RunnerSession::fill(const ProtocolLine& r) {
 }
 
 bool RunnerSession::write(const ProtocolLine& r, const std::string* payload) {
+    if (r.has("file"))
+        return writeFromFile(r);
     std::vector<char> bytes;
     if (!payloadBytes(r, payload, bytes))
         return true;
@@ -439,26 +449,95 @@ bool RunnerSession::read(const ProtocolLine& r) {
         error("unknown-buffer", "no buffer '" + r.words[0] + "'");
         return true;
     }
+    std::string head =
+        "read " + gpu::escapeProtocolValue(r.words[0]) + " bytes=" + std::to_string(it->second.bytes);
+    uint64_t inlineMax = 0;
+    if (r.has("inline_max") && !parseUnsigned(r.field("inline_max"), UINT64_MAX, inlineMax)) {
+        error("bad-request", "inline_max=" + r.field("inline_max") + " is not a byte count");
+        return true;
+    }
+    // Out of band: the device copies straight into the file's pages; small buffers may still come inline.
+    if (r.has("file") && !(r.has("inline_max") && it->second.bytes <= inlineMax)) {
+        std::string why;
+        std::optional<MappedFile> file = MappedFile::createForWrite(r.field("file"), it->second.bytes, why);
+        if (!file) {
+            error("io-error", why);
+            return true;
+        }
+        BackendStatus s = m_backend.copyFromDevice(file->data(), it->second.address, it->second.bytes);
+        if (!s.ok())
+            return finish(s);
+        file.reset(); // unmapped before the client reads the file
+        ok(head + " file=" + gpu::escapeProtocolValue(r.field("file")));
+        return true;
+    }
     std::vector<char> bytes(it->second.bytes);
     BackendStatus s = m_backend.copyFromDevice(bytes.data(), it->second.address, bytes.size());
     if (!s.ok())
         return finish(s);
-    std::string head =
-        "read " + gpu::escapeProtocolValue(r.words[0]) + " bytes=" + std::to_string(bytes.size());
-    if (r.has("file")) {
-        std::ofstream out(r.field("file"), std::ios::binary | std::ios::trunc);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out) {
-            error("io-error", "cannot write " + r.field("file"));
-            return true;
-        }
-        ok(head + " file=" + gpu::escapeProtocolValue(r.field("file")));
-        return true;
-    }
     // The payload is encoded in place at the end of the reply: no temporary copies of megabytes.
     head += " base64=";
     gpu::appendBase64(head, bytes.data(), bytes.size());
     ok(head);
+    return true;
+}
+
+bool RunnerSession::writeFromFile(const ProtocolLine& r) {
+    std::string why;
+    std::optional<MappedFile> file = MappedFile::openForRead(r.field("file"), why);
+    if (!file) {
+        error("io-error", why);
+        return true;
+    }
+    if (r.words.size() != 1) {
+        error("bad-request", "usage: write <buffer> (file=<path> | base64=<bytes>)");
+        return true;
+    }
+    auto it = m_buffers.find(r.words[0]);
+    if (it == m_buffers.end()) {
+        error("unknown-buffer", "no buffer '" + r.words[0] + "'");
+        return true;
+    }
+    if (file->size() > it->second.bytes) {
+        error("out-of-range", std::to_string(file->size()) + " bytes do not fit in buffer '" + r.words[0] +
+                                  "' of " + std::to_string(it->second.bytes) + " bytes");
+        return true;
+    }
+    BackendStatus s = file->size() ? m_backend.copyToDevice(it->second.address, file->data(), file->size())
+                                   : BackendStatus::success();
+    if (!s.ok())
+        return finish(s);
+    ok("write " + gpu::escapeProtocolValue(r.words[0]) + " bytes=" + std::to_string(file->size()));
+    return true;
+}
+
+bool RunnerSession::tensormap(const ProtocolLine& r) {
+    std::string name, why;
+    gpu::TensorMapSpec spec;
+    if (!gpu::parseTensorMapRequest(r, name, spec, why)) {
+        error("bad-request", why);
+        return true;
+    }
+    auto buffer = m_buffers.find(spec.buffer);
+    if (buffer == m_buffers.end()) {
+        error("unknown-buffer", "no buffer '" + spec.buffer + "'");
+        return true;
+    }
+    // The driver's rules, checked here for both backends: the driver itself answers only INVALID_VALUE.
+    std::string problem =
+        gpu::tensorMapProblem(spec, buffer->second.address + spec.offsetBytes, buffer->second.bytes);
+    if (!problem.empty()) {
+        error("bad-tensormap", problem);
+        return true;
+    }
+    TensorMap map;
+    map.buffer = spec.buffer;
+    BackendStatus s = m_backend.encodeTensorMap(spec, buffer->second.address + spec.offsetBytes, map.bytes);
+    if (!s.ok())
+        return finish(s);
+    m_tensorMaps[name] = map;
+    ok("tensormap " + gpu::escapeProtocolValue(name) + " buffer=" + gpu::escapeProtocolValue(spec.buffer) +
+       " bytes=" + std::to_string(sizeof(TensorMapBytes)));
     return true;
 }
 
@@ -518,6 +597,7 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
 
     // Kernel parameters: each one's bytes live in `storage`, and `params` points at them.
     std::vector<std::vector<char>> storage;
+    std::vector<size_t> offsets;
     size_t start = 0;
     while (start < argsText.size()) {
         size_t comma = argsText.find(',', start);
@@ -528,8 +608,20 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
         std::string type = arg.substr(0, colon),
                     text = colon == std::string::npos ? "" : arg.substr(colon + 1);
         std::vector<char> bytes;
+        size_t offset = 0; // where the value starts in `bytes` (a tensor map is 64-byte aligned)
         bool good = colon != std::string::npos;
-        if (good && type == "buf") {
+        if (good && type == "tmap") {
+            auto m = m_tensorMaps.find(text);
+            if (m == m_tensorMaps.end()) {
+                error("unknown-tensormap", "argument " + std::to_string(storage.size()) +
+                                               ": no tensor map '" + text +
+                                               "' (create it with a tensormap request)");
+                return false;
+            }
+            bytes.resize(sizeof(TensorMapBytes) + 64);
+            offset = (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+            std::memcpy(bytes.data() + offset, m->second.bytes.bytes, sizeof(TensorMapBytes));
+        } else if (good && type == "buf") {
             auto b = m_buffers.find(text);
             if (b == m_buffers.end()) {
                 error("unknown-buffer",
@@ -565,15 +657,17 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
             good = false;
         }
         if (!good) {
-            error("bad-argument", "argument " + std::to_string(storage.size()) + " '" + arg +
-                                      "' is not buf:<name>, i32:, u32:, i64:, u64:, f32: or f64:<value>");
+            error("bad-argument",
+                  "argument " + std::to_string(storage.size()) + " '" + arg +
+                      "' is not buf:<name>, tmap:<name>, i32:, u32:, i64:, u64:, f32: or f64:<value>");
             return false;
         }
         storage.push_back(std::move(bytes));
+        offsets.push_back(offset);
     }
     out.params.clear();
-    for (auto& s : storage)
-        out.params.push_back(s.data());
+    for (size_t i = 0; i < storage.size(); ++i)
+        out.params.push_back(storage[i].data() + offsets[i]);
 
     mod->second.haveLaunch = true;
     mod->second.lastConfig = config;

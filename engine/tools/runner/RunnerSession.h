@@ -75,6 +75,9 @@ private:
     bool write(const gpu::ProtocolLine& r, const std::string* payload);
     bool read(const gpu::ProtocolLine& r);
     bool launchOrTime(const gpu::ProtocolLine& r, bool timed);
+    bool tensormap(const gpu::ProtocolLine& r);
+    bool
+    writeFromFile(const gpu::ProtocolLine& r); // write <buf> file=<path>, device copy from the mapped file
 
     // Reads the cubin/data of a request from file=<path> or the base64 payload line.
     bool payloadBytes(const gpu::ProtocolLine& r, const std::string* payload, std::vector<char>& out);
@@ -87,6 +90,11 @@ private:
     int m_exitCode = 0;
     std::map<std::string, Buffer> m_buffers;
     std::map<std::string, Module> m_modules;
+    struct TensorMap {
+        std::string buffer; // freeing the buffer drops the map
+        TensorMapBytes bytes;
+    };
+    std::map<std::string, TensorMap> m_tensorMaps;
     CuptiRequests* m_cupti = nullptr;
 };
 

@@ -242,6 +242,11 @@ std::string setUp(gpu::RunnerClient& client, const Prepared& p, const std::strin
                 return "fill " + b.name + ": " + r.message;
         }
     }
+    for (const auto& [name, map] : p.spec.tensorMaps) {
+        r = client.createTensorMap(name, map);
+        if (!r.ok())
+            return "tensormap " + name + ": " + r.message;
+    }
     r = client.request("launch k " + p.spec.launchFields, std::chrono::milliseconds(60000));
     if (!r.ok())
         return "launch: " + r.message;

@@ -6,6 +6,7 @@
 #include "TestKernels.h"
 #include "engine/gpu/CudaDriver.h"
 #include "engine/gpu/Nvrtc.h"
+#include "engine/gpu/RunnerProtocol.h"
 
 #include <chrono>
 #include <cstring>
@@ -107,6 +108,29 @@ TEST(RunnerGpu, VectorAddRunsAndIsTimed) {
     EXPECT_EQ(time.field("repeat"), "20");
     EXPECT_EQ(time.fields.count("simulated"), 0u);
     EXPECT_EQ(client.request("launch va grid=1 block=1 simulate=fault").code, "bad-request");
+    EXPECT_EQ(client.restartCount(), 0);
+}
+
+// Issue 15 item 6: the 268 MB output of a b8 h32 s4096 d128 fp16 attention, larger than a protocol line can
+// carry as base64, goes to the device and back out of band (RunnerOptions::outOfBandBytes), intact.
+TEST(RunnerGpu, A268MegabyteBufferRoundTripsOutOfBand) {
+    REQUIRE_GPU(device);
+    (void)device;
+    const size_t bytes = size_t(8) * 32 * 4096 * 128 * 2;
+    ASSERT_GT((bytes + 2) / 3 * 4, kRunnerMaxLineBytes) << "the point: inline base64 would not fit one line";
+    std::vector<char> data(bytes);
+    for (size_t i = 0; i < bytes; i += 4096)
+        data[i] = static_cast<char>(i / 4096 * 31 + 7);
+    data.back() = 0x5a;
+    RunnerClient client(gpuRunner(60000ms));
+    ASSERT_TRUE(client.request("alloc big " + std::to_string(bytes)).ok());
+    RunnerReply w = client.writeBuffer("big", data.data(), data.size());
+    ASSERT_TRUE(w.ok()) << w.code << " " << w.message;
+    std::vector<char> back;
+    RunnerReply r = client.readBuffer("big", back);
+    ASSERT_TRUE(r.ok()) << r.code << " " << r.message;
+    ASSERT_EQ(back.size(), bytes);
+    EXPECT_TRUE(back == data);
     EXPECT_EQ(client.restartCount(), 0);
 }
 

@@ -71,5 +71,46 @@ TEST(CudaBenchSpec, Errors) {
     EXPECT_EQ(benchDtypeBytes("f8"), 0);
 }
 
+TEST(CudaBenchSpec, DeviceHeaderAndTensorMapDirectives) {
+    const std::string base = "// tilebench-param: K=256\n// tilebench-kernel: k\n// tilebench-launch: grid=1 "
+                             "block=128 args=tmap:t\n";
+    CudaBenchSpec spec;
+    DiagnosticEngine diags;
+    ASSERT_TRUE(parseCudaBenchSpec(base + "// tilebench-device-header: hopper wgmma=m64n64k16_f32_bf16_rs\n"
+                                          "// tilebench-tensormap: t x dtype=f32 rank=2 dims=${K},${K}/2 "
+                                          "strides=${K}*4 box=32,${K}/4 swizzle=128B\n",
+                                   {}, spec, diags));
+    EXPECT_NE(spec.source.find("void tb_wgmma_m64n64k16_f32_bf16_rs("), std::string::npos);
+    EXPECT_LT(spec.source.find("tb_wgmma_m64n64k16"), spec.source.find("#define K 256"));
+    ASSERT_EQ(spec.tensorMaps.size(), 1u);
+    EXPECT_EQ(spec.tensorMaps[0].second.dims[1], 128u);
+    EXPECT_EQ(spec.tensorMaps[0].second.strides[0], 1024u);
+    EXPECT_EQ(spec.tensorMaps[0].second.box[1], 64u);
+
+    ASSERT_TRUE(parseCudaBenchSpec(base + "// tilebench-device-header: portable\n", {}, spec, diags));
+    EXPECT_EQ(spec.source.find("mbarrier."), std::string::npos);
+
+    auto message = [&](const std::string& directive) {
+        DiagnosticEngine d;
+        CudaBenchSpec s;
+        EXPECT_FALSE(parseCudaBenchSpec(base + directive, {}, s, d)) << directive;
+        return d.diagnostics().empty() ? std::string() : d.diagnostics()[0].message;
+    };
+    EXPECT_NE(message("// tilebench-device-header: hopper wgmma=m64n260k16_f32_f16_ss\n")
+                  .find("n=260 is not a multiple of 8 in 8..256"),
+              std::string::npos);
+    EXPECT_NE(message("// tilebench-device-header: portable wgmma=m64n64k16_f32_f16_ss\n")
+                  .find("wgmma= needs hopper"),
+              std::string::npos);
+    EXPECT_NE(message("// tilebench-device-header: blackwell\n").find("'blackwell' is not hopper"),
+              std::string::npos);
+    EXPECT_NE(message("// tilebench-tensormap: t x dtype=f32 rank=2 dims=16,16 strides=40 box=4,4\n")
+                  .find("strides[0] = 40 bytes (of dim 1) is not a multiple of 16"),
+              std::string::npos);
+    EXPECT_NE(message("// tilebench-tensormap: t x dtype=f32 rank=2 dims=16,16/3 strides=64 box=4,4\n")
+                  .find("is not a whole number"),
+              std::string::npos);
+}
+
 } // namespace
 } // namespace tb::profile

@@ -36,6 +36,23 @@ TEST(ProfileCli, BenchOnTheFakeRunner) {
     EXPECT_NE(r.output.find("registers/thread"), std::string::npos);
 }
 
+// A Hopper .cu file: the generated device header is prepended, its tensor maps are built by the runner
+// after the buffers, and the launch passes them by name (args=tmap:...).
+TEST(ProfileCli, BenchHopperKernelWithTensorMaps) {
+    REQUIRE_NVRTC();
+    test::CommandResult r = test::runCommand(tilec("bench " + kernel("gemm_tma_wgmma.cu") +
+                                                   " -p M=1024 -p N=1024 -p K=1024 --fake --no-ceilings "
+                                                   "--history /dev/null/x"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("[gemm_tma_wgmma]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("168 registers/thread"), std::string::npos) << r.output;
+    // A map that breaks the driver's rules is refused with the rule it breaks.
+    test::CommandResult wide = test::runCommand(
+        tilec("bench " + kernel("copy_tma.cu") + " -p BC=64 --fake --no-ceilings --history /dev/null/x"));
+    EXPECT_NE(wide.exitCode, 0);
+    EXPECT_NE(wide.output.find("more than the 128B swizzle span"), std::string::npos) << wide.output;
+}
+
 TEST(ProfileCli, VsPreviousUsesTheHistory) {
     REQUIRE_NVRTC();
     std::string history = test::freshTempDir("cli-history") + "/h.json";
