@@ -8,6 +8,8 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +19,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -24,6 +27,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextBlock>
+#include <QTextDocument>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -92,17 +96,22 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     setWindowIcon(QIcon(":/tilebench.svg"));
     setCentralWidget(m_editor);
     m_editor->setObjectName("editor");
+    setAcceptDrops(true); // a dropped .py file opens (after asking about unsaved changes)
     setDockNestingEnabled(true);
     buildDocks();
     buildMenus();
     resize(1560, 960);
 
-    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
-        m_dirty = true;
+    // "Modified" is the document's own flag: set by edits, cleared when Ctrl+Z returns to the saved text,
+    // untouched by re-highlighting. The unsaved-changes question relies on it.
+    connect(m_editor->document(), &QTextDocument::modificationChanged, this, [this](bool modified) {
+        m_dirty = modified;
         updateTitle();
-        scheduleCompile();
     });
+    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] { scheduleCompile(); });
     connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line) { linkSourceLine(line); });
+    connect(m_editor, &CodeEditor::filesDropped, this,
+            [this](const QList<QUrl>& urls) { openDroppedFiles(urls); });
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
     connect(m_canvases, &CanvasPanels::stagesVariantRequested, this,
@@ -221,6 +230,7 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&New", QKeySequence::New, this, [this] { newDocument(); });
     file->addAction("&Open...", QKeySequence::Open, this, [this] {
         QString path =
             QFileDialog::getOpenFileName(this, "Open tile program", QString(), "Tile programs (*.py)");
@@ -283,22 +293,89 @@ void MainWindow::updateTitle() {
     setWindowTitle(QString("%1%2 - TileBench").arg(m_displayName, m_dirty ? " *" : ""));
 }
 
+bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirst) {
+    if (!m_dirty)
+        return true;
+    if (autosaveFirst)
+        autosaveNow(); // the latest edits are on disk while the question is open
+    QMessageBox box(QMessageBox::Warning, "Unsaved changes",
+                    QString("Save changes to %1 before %2?").arg(m_displayName, what),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedChangesDialog");
+    box.setInformativeText("Discard loses the edits; Cancel keeps them.");
+    box.setDefaultButton(QMessageBox::Save);
+    box.setEscapeButton(QMessageBox::Cancel);
+    switch (box.exec()) {
+    case QMessageBox::Save: {
+        QString path = m_path.isEmpty() ? QFileDialog::getSaveFileName(this, "Save tile program",
+                                                                       m_displayName, "Tile programs (*.py)")
+                                        : m_path;
+        if (path.isEmpty() || !saveTo(path)) {
+            if (!path.isEmpty())
+                statusBar()->showMessage("cannot write " + path + ": the document was kept", 8000);
+            return false;
+        }
+        return true;
+    }
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::replaceDocument(const QString& text, const QString& path, const QString& displayName) {
+    m_path = path;
+    m_displayName = displayName;
+    m_overrides.clear();
+    m_editor->setPlainText(text);
+    m_editor->document()->setModified(false);
+    m_dirty = false;
+    // The user has decided about the old document (saved or discarded): its autosave can go.
+    m_recovery.clear();
+    updateTitle();
+    scheduleCompile(0);
+}
+
 bool MainWindow::openFile(const QString& path) {
     std::string text;
     if (!readTextFile(path.toStdString(), text)) {
         statusBar()->showMessage("cannot read " + path, 5000);
         return false;
     }
-    m_path = QFileInfo(path).absoluteFilePath();
-    m_displayName = QFileInfo(path).fileName();
-    m_overrides.clear();
-    m_editor->setPlainText(QString::fromStdString(text));
-    m_dirty = false;
-    m_recovery.clear();
-    updateTitle();
+    if (!confirmReplacingDocument("opening " + QFileInfo(path).fileName()))
+        return false;
+    replaceDocument(QString::fromStdString(text), QFileInfo(path).absoluteFilePath(),
+                    QFileInfo(path).fileName());
     addRecentFile(m_path);
-    scheduleCompile(0);
     return true;
+}
+
+bool MainWindow::newDocument() {
+    if (!confirmReplacingDocument("starting a new file"))
+        return false;
+    replaceDocument(QString(), QString(), "untitled.py");
+    return true;
+}
+
+bool MainWindow::openDroppedFiles(const QList<QUrl>& urls) {
+    for (const QUrl& url : urls)
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile())
+            return openFile(url.toLocalFile()); // one document at a time: the first file
+    return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) {
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    if (openDroppedFiles(event->mimeData()->urls()))
+        event->acceptProposedAction();
 }
 
 bool MainWindow::openSample(const QString& name) {
@@ -319,6 +396,7 @@ bool MainWindow::saveTo(const QString& path) {
         return false;
     m_path = QFileInfo(path).absoluteFilePath();
     m_displayName = QFileInfo(path).fileName();
+    m_editor->document()->setModified(false);
     m_dirty = false;
     m_recovery.clear();
     addRecentFile(m_path);
@@ -498,9 +576,13 @@ bool MainWindow::recoverUnsavedWork(bool ask) {
         m_recovery.clear();
         return false;
     }
+    if (!confirmReplacingDocument("recovering the unsaved edits", /*autosaveFirst=*/false))
+        return false;
     m_path = origin;
     m_displayName = origin.isEmpty() ? "recovered.py" : QFileInfo(origin).fileName();
+    m_overrides.clear();
     m_editor->setPlainText(text);
+    m_editor->document()->setModified(true);
     m_dirty = true;
     updateTitle();
     scheduleCompile(0);
@@ -540,22 +622,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(kSettingsGeometry, saveGeometry());
     settings.setValue(kSettingsState, saveState());
     settings.setValue(kSettingsDark, m_dark);
-    if (m_dirty) {
-        auto answer = QMessageBox::question(this, "Unsaved changes", "Save changes to " + m_displayName + "?",
-                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-        if (answer == QMessageBox::Cancel) {
-            event->ignore();
-            return;
-        }
-        if (answer == QMessageBox::Save) {
-            QString path = m_path.isEmpty()
-                               ? QFileDialog::getSaveFileName(this, "Save tile program", m_displayName)
-                               : m_path;
-            if (path.isEmpty() || !saveTo(path)) {
-                event->ignore();
-                return;
-            }
-        }
+    if (!confirmReplacingDocument("closing")) {
+        event->ignore();
+        return;
     }
     m_recovery.clear(); // a clean exit leaves nothing to recover
     event->accept();

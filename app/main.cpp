@@ -32,18 +32,22 @@ int main(int argc, char** argv) {
     tb::app::MainWindow window;
     if (parser.isSet(light))
         window.setDarkTheme(false);
+    window.show();
+    const bool requested = parser.isSet(sample) || !parser.positionalArguments().isEmpty();
+    // The autosave of a session that did not end cleanly is offered first, also when a file is named on the
+    // command line: opening that file then asks about the recovered edits instead of deleting them.
+    const bool recovered = !parser.isSet(screenshot) && window.recoverUnsavedWork(/*ask=*/true);
     bool opened = false;
     if (parser.isSet(sample))
         opened = window.openSample(parser.value(sample));
     else if (!parser.positionalArguments().isEmpty())
         opened = window.openFile(parser.positionalArguments().first());
-    if ((parser.isSet(sample) || !parser.positionalArguments().isEmpty()) && !opened) {
+    if (requested && !opened && !recovered) {
         std::fprintf(
             stderr, "tilebench: cannot open %s\n",
             qPrintable(parser.isSet(sample) ? parser.value(sample) : parser.positionalArguments().first()));
         return 2;
     }
-    window.show();
 
     if (parser.isSet(screenshot)) {
         if (!opened)
@@ -52,10 +56,7 @@ int main(int argc, char** argv) {
         bool ok = window.saveScreenshots(parser.value(screenshot));
         return ok ? 0 : 1;
     }
-    if (!opened)
-        QTimer::singleShot(0, &window, [&window] {
-            if (!window.recoverUnsavedWork(/*ask=*/true))
-                window.openSample("gemm_relu");
-        });
+    if (!opened && !recovered)
+        QTimer::singleShot(0, &window, [&window] { window.openSample("gemm_relu"); });
     return app.exec();
 }
