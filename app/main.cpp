@@ -1,14 +1,51 @@
 // tilebench: the desktop workbench. `tilebench [FILE]`, `tilebench --sample NAME`,
-// `tilebench --screenshot DIR` (render every dock to PNG and exit; run under Xvfb in CI).
+// `tilebench --screenshot DIR` (render every dock to PNG and exit; run under Xvfb in CI),
+// `tilebench --runner-info` (where this binary finds tilebench-runner and what the runner says; no display
+// needed).
 #include "app/MainWindow.h"
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/gpu/RunnerClient.h"
+#include "engine/gpu/RunnerLocation.h"
+#include "engine/gpu/RunnerProtocol.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 #include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace {
+
+// The runner the Run panel would use, from this executable's own location, and its hello: 0 when it
+// started (with or without a GPU), 1 when it could not be started.
+int printRunnerInfo() {
+    tb::gpu::RunnerLocation location = tb::gpu::locateRunner();
+    std::printf("%s\n", tb::gpu::describeRunnerLocation(location).c_str());
+    tb::gpu::RunnerOptions options;
+    options.executable = location.path;
+    tb::gpu::RunnerClient client(options);
+    std::string error;
+    if (!client.start(&error)) {
+        std::printf("runner: cannot start %s: %s\n", location.path.c_str(), error.c_str());
+        return 1;
+    }
+    const tb::gpu::RunnerReply& hello = client.helloReply();
+    if (hello.field("gpus", "0") == "0")
+        std::printf("runner: started, no GPU: %s\n",
+                    tb::gpu::unescapeProtocolValue(hello.field("reason", "no device")).c_str());
+    else
+        std::printf("runner: started, %s GPU(s), mode %s\n", hello.field("gpus").c_str(),
+                    hello.field("mode").c_str());
+    return 0;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--runner-info") == 0)
+            return printRunnerInfo();
     QApplication app(argc, argv);
     QApplication::setOrganizationName("TileBench");
     QApplication::setApplicationName("tilebench");
@@ -26,6 +63,9 @@ int main(int argc, char** argv) {
     parser.addOption(sample);
     parser.addOption(screenshot);
     parser.addOption(light);
+    // Handled before the QApplication exists (above); listed so that --help shows it.
+    parser.addOption(
+        QCommandLineOption("runner-info", "Print where tilebench-runner is and what it reports."));
     parser.addPositionalArgument("file", "A tile program to open.");
     parser.process(app);
 

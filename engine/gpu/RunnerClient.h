@@ -113,7 +113,7 @@ private:
     int m_restarts = 0;
 };
 
-// tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.
+// The runner this executable should use: locateRunner().path (engine/gpu/RunnerLocation.h).
 std::string defaultRunnerPath();
 
 } // namespace tb::gpu

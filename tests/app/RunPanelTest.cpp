@@ -11,9 +11,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableWidget>
@@ -271,6 +274,47 @@ TEST_F(RunPanelFixture, RunnerWithoutGpuFallsBackToTheCpu) {
     EXPECT_TRUE(output().contains("correct against 'elementwise_add'")) << output().toStdString();
     ASSERT_EQ(window->runHistory()->count(), 1);
     EXPECT_TRUE(window->runHistory()->item(0)->text().contains("correct"));
+}
+
+// The runner is found from the executable's own location, as every binary finds it: this test binary
+// (build/tests/app/tests_app) and the app (build/app/tilebench) both find build/engine/tools/runner's,
+// with no TILEBENCH_RUNNER; and a runner that starts without a GPU is named, with its reason, not called
+// missing.
+TEST(RunnerLocation, RunPanelFindsTheBuildsRunnerAndSaysWhyThereIsNoGpu) {
+    QByteArray saved = qgetenv("TILEBENCH_RUNNER");
+    qunsetenv("TILEBENCH_RUNNER");
+    QTemporaryDir recovery;
+    MainWindow window{Recovery(recovery.path())};
+    if (!saved.isNull())
+        qputenv("TILEBENCH_RUNNER", saved);
+    RunPanel* panel = window.runPanel();
+    EXPECT_EQ(QFileInfo(panel->runnerExecutable()).canonicalFilePath(),
+              QFileInfo(TILEBENCH_RUNNER_PATH).canonicalFilePath())
+        << panel->runnerExecutable().toStdString();
+    EXPECT_TRUE(panel->runnerLocation().endsWith("(build tree)")) << panel->runnerLocation().toStdString();
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    QString label = panel->gpuLabel()->text();
+    EXPECT_FALSE(label.contains("not available")) << label.toStdString();
+    if (!gpu::probeGpus().available)
+        EXPECT_TRUE(label.startsWith("no GPU: CPU reference execution (the runner found no GPU: "))
+            << label.toStdString();
+    else
+        EXPECT_TRUE(panel->hasGpu()) << label.toStdString();
+}
+
+TEST(RunnerLocation, TheAppBinaryFindsTheRunnerFromItsOwnLocation) {
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TILEBENCH_RUNNER");
+    app.setProcessEnvironment(env);
+    app.start(TILEBENCH_APP_PATH, {"--runner-info"});
+    ASSERT_TRUE(app.waitForFinished(30000));
+    QString out = QString::fromUtf8(app.readAllStandardOutput());
+    EXPECT_EQ(app.exitCode(), 0) << out.toStdString();
+    QString expected =
+        "tilebench-runner: " + QFileInfo(TILEBENCH_RUNNER_PATH).absoluteFilePath() + " (build tree)";
+    EXPECT_TRUE(out.startsWith(expected)) << out.toStdString();
+    EXPECT_TRUE(out.contains("runner: started, ")) << out.toStdString();
 }
 
 } // namespace tb::app
