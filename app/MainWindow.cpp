@@ -3,6 +3,7 @@
 
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/gpu/CudaDriver.h"
+#include "engine/profile/SweepVariants.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -114,8 +115,7 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
             [this](const QList<QUrl>& urls) { openDroppedFiles(urls); });
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
-    connect(m_canvases, &CanvasPanels::stagesVariantRequested, this,
-            [this](int stages) { setOverride("num_stages", QString::number(stages)); });
+    connect(m_canvases, &CanvasPanels::stagesVariantRequested, this, &MainWindow::openStagesVariant);
 
     auto* autosave = new QTimer(this);
     connect(autosave, &QTimer::timeout, this, [this] {
@@ -430,6 +430,44 @@ void MainWindow::setOverride(const QString& name, const QString& value) {
     else
         m_overrides[name.toStdString()] = value.trimmed().toStdString();
     scheduleCompile(0);
+}
+
+void MainWindow::openStagesVariant(int stages) {
+    AnalysisPtr a = m_compiler.current();
+    const QString value = QString::number(stages);
+    bool jitParameter = false;
+    if (a && a->compile && a->compile->module)
+        for (const ir::SpecializationParam& p : a->compile->module->specialization)
+            jitParameter = jitParameter || p.name == "num_stages";
+    std::vector<profile::KeywordLiteral> literals;
+    if (a && a->compile && !jitParameter)
+        literals = profile::findKeywordLiterals(*a->compile, "num_stages");
+    if (literals.empty()) {
+        setOverride("num_stages", value); // a jit parameter: re-specialize
+        return;
+    }
+    // A literal: edit it as the user would, in one undoable step (Ctrl+Z restores it). An override of the
+    // same name would change nothing (unused-override): it goes.
+    m_overrides.erase("num_stages");
+    const std::string& text = a->sources().file(a->compile->file).text();
+    if (QString::fromStdString(text) != m_editor->toPlainText()) {
+        statusBar()->showMessage("the program changed since it was analysed; click the point again", 5000);
+        return;
+    }
+    QTextCursor cursor(m_editor->document());
+    cursor.beginEditBlock();
+    for (auto it = literals.rbegin(); it != literals.rend(); ++it) {
+        // Byte offsets of the UTF-8 text -> positions in the editor's UTF-16 text.
+        int begin = int(QString::fromUtf8(text.data(), qsizetype(it->begin)).size());
+        int end = int(QString::fromUtf8(text.data(), qsizetype(it->end)).size());
+        cursor.setPosition(begin);
+        cursor.setPosition(end, QTextCursor::KeepAnchor);
+        cursor.insertText(value);
+    }
+    cursor.endEditBlock();
+    statusBar()->showMessage(
+        QString("num_stages=%1 written at line %2 (Ctrl+Z undoes)").arg(value).arg(literals.front().line),
+        5000);
 }
 
 void MainWindow::scheduleCompile(int debounceMs) {

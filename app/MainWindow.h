@@ -77,6 +77,9 @@ public:
     QWidget* parametersPanel() const { return m_parameters; }
     const std::vector<int>& irLinkedLines() const { return m_irLinked; }
     void setOverride(const QString& name, const QString& value);
+    // A stage-sweep point was clicked: a jit parameter num_stages is overridden; a num_stages literal in
+    // the source is edited (one undo step).
+    void openStagesVariant(int stages);
     QDockWidget* dock(const QString& objectName) const;
     const QString& filePath() const { return m_path; }
 

@@ -349,7 +349,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
     profile::ProgramSweepOptions o;
     o.timing.cancelled = [cancel] { return cancel->load(); };
     o.baseOverrides = userOverrides(*a, "num_stages");
-    profile::SweepAxis axis{"num_stages", {"1", "2", "3", "4"}};
+    profile::SweepAxis axis = views::stageSweepAxis(); // the plot's points
     std::string text = a->sources().file(a->compile->file).text();
     profile::ProgramSweepReport r = profile::sweepProgram(file, text, {axis}, client, o,
                                                           [&](size_t i, size_t total, const std::string& p) {
@@ -374,6 +374,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
         views::SweepMeasurement m;
         m.value = std::atoll(v.params.front().second.c_str());
         m.ran = v.ran();
+        m.sharedBytes = v.sharedBytes;
         m.milliseconds = v.medianMs;
         m.tflops = v.rates.tflops;
         m.status = v.ran() ? "" : std::string(profile::variantStatusName(v.status)) + ": " + v.message;

@@ -169,6 +169,22 @@ TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
         ASSERT_NE(it, sweep.points.end());
         EXPECT_TRUE(it->milliseconds.has_value() || !it->measuredStatus.empty()) << stages;
     }
+    // The plot and the report give each variant the same shared memory.
+    QRegularExpression row(
+        R"(^num_stages=(\d+) .* (-?\d+) +(-?\d+)  (ran|compile error|run failed|timing failed))",
+        QRegularExpression::MultilineOption);
+    int rows = 0;
+    for (auto m = row.globalMatch(out); m.hasNext();) {
+        QRegularExpressionMatch match = m.next();
+        int64_t stages = match.captured(1).toLongLong(), bytes = match.captured(2).toLongLong();
+        auto it = std::find_if(sweep.points.begin(), sweep.points.end(),
+                               [&](const views::SweepPoint& p) { return p.value == stages; });
+        ASSERT_NE(it, sweep.points.end());
+        if (bytes >= 0)
+            EXPECT_EQ(it->sharedBytes, bytes) << "num_stages=" << stages << "\n" << out.toStdString();
+        ++rows;
+    }
+    EXPECT_EQ(rows, 4) << out.toStdString();
     EXPECT_EQ(panel->historyModel().records().back().kind, views::RunKind::Sweep);
     if (QString dir = qEnvironmentVariable("TILEBENCH_SCREENSHOT_DIR"); !dir.isEmpty()) {
         if (QDockWidget* d = window->dock("sweepDock")) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::views {
 
@@ -59,15 +60,38 @@ TEST(BudgetViewModel, GemmSampleAgainstTheTargetLimit) {
     EXPECT_GT(m.blocksPerSm, 0);
 }
 
-TEST(SweepPlotModel, StagesScaleOnlyPipelinedBuffers) {
-    ir::Buffer a, b;
-    SweepPlotModel m = buildStageSweep(handMadePlan(&a, &b), 3, 6);
+// A planned sweep as profile::planSweep returns it: the pipelined buffer 8192 B x stages, 1024 B fixed,
+// against a 40000 B limit.
+profile::SweepPlan handMadeSweep() {
+    profile::SweepPlan plan;
+    plan.ok = true;
+    for (int s = 1; s <= 6; ++s) {
+        profile::PlannedVariant v;
+        v.params = {{"num_stages", std::to_string(s)}};
+        v.paramsText = "num_stages=" + std::to_string(s);
+        v.sharedBytes = 8192 * s + 1024;
+        v.limitBytes = 40000;
+        v.compiled = v.sharedBytes <= v.limitBytes;
+        v.fits = v.compiled;
+        if (!v.compiled)
+            v.message = "over the limit [shared-memory-over-limit]";
+        plan.variants.push_back(v);
+    }
+    return plan;
+}
+
+TEST(SweepPlotModel, PointsAreThePlannedVariants) {
+    SweepPlotModel m = buildStageSweep(handMadeSweep(), 3);
     ASSERT_EQ(m.points.size(), 6u);
     EXPECT_EQ(m.points[0].sharedBytes, 8192 + 1024);
     EXPECT_EQ(m.points[2].sharedBytes, 3 * 8192 + 1024);
     EXPECT_TRUE(m.points[3].fits);  // 33792
     EXPECT_FALSE(m.points[4].fits); // 41984 > 40000
     EXPECT_EQ(m.current, 3);
+    EXPECT_EQ(m.limitBytes, 40000);
+    EXPECT_EQ(m.parameter, "num_stages");
+    EXPECT_EQ(m.points[4].status, "over the limit [shared-memory-over-limit]");
+    EXPECT_FALSE(m.literal);
     // Hit-testing finds a point at its own position and nothing far away.
     auto [x, y] = m.position(SweepMetric::SharedMemory, 4, 0, 0, 600, 300);
     EXPECT_EQ(m.hitTest(SweepMetric::SharedMemory, 0, 0, 600, 300, x + 2, y - 2), 4);
@@ -77,6 +101,39 @@ TEST(SweepPlotModel, StagesScaleOnlyPipelinedBuffers) {
     m.setMeasured(2, 0.5, 120.0);
     EXPECT_EQ(m.hitTest(SweepMetric::Time, 0, 0, 600, 300, x, y, 1000), 1);
     test::expectGolden(sweepPlotToSvg(m), "sweep_hand_made.svg");
+}
+
+// The plot of the flash-attention sample (num_stages a jit parameter, default 1) is computed per variant:
+// 2 and 3 stages need what `tilec plan -p num_stages=N` says (49152 and 65536 B), not the 32768 B of one
+// stage for every point (the old static rule found no multi-buffered buffer at num_stages=1).
+TEST(SweepPlotModel, FlashAttentionVariantsArePlannedOneByOne) {
+    auto an = test::analyzeSample("flash_attention");
+    ASSERT_TRUE(an && an->ok());
+    const SourceFile& file = an->sources().file(an->compile->file);
+    SweepPlotModel m = buildStageSweep(
+        profile::planSweep(file.name(), file.text(), {stageSweepAxis()}, {}, an->compile.get()),
+        an->numStages());
+    ASSERT_EQ(m.points.size(), size_t(kSweepStages));
+    EXPECT_EQ(m.current, 1);
+    EXPECT_EQ(m.points[0].sharedBytes, 32768);
+    EXPECT_EQ(m.points[1].sharedBytes, 49152);
+    EXPECT_EQ(m.points[2].sharedBytes, 65536);
+    EXPECT_FALSE(m.literal);
+}
+
+// The GEMM sample's num_stages is a literal: the plot says so and its points differ per stage count.
+TEST(SweepPlotModel, GemmLiteralStagesAreEditedPerVariant) {
+    auto an = test::analyzeSample("gemm_relu");
+    ASSERT_TRUE(an && an->ok());
+    const SourceFile& file = an->sources().file(an->compile->file);
+    SweepPlotModel m = buildStageSweep(
+        profile::planSweep(file.name(), file.text(), {stageSweepAxis()}, {}, an->compile.get()),
+        an->numStages());
+    EXPECT_TRUE(m.literal);
+    ASSERT_EQ(m.notes.size(), 1u);
+    ASSERT_EQ(m.points.size(), size_t(kSweepStages));
+    EXPECT_EQ(m.points[2].sharedBytes, an->kernel(0)->budget.totalBytes); // the program's own 3 stages
+    EXPECT_EQ(m.points[0].sharedBytes * 2, m.points[1].sharedBytes);
 }
 
 } // namespace tb::views
