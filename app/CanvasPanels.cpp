@@ -51,7 +51,13 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             QTimer::singleShot(0, this,
                                [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
     });
-    m_budgetCanvas->setDrawFunction([this] { views::drawBudget(m_budget, m_budgetState); });
+    m_budgetCanvas->setDrawFunction([this] {
+        views::drawBudget(m_budget, m_budgetState);
+        if (m_budgetState.registersRequested) {
+            m_budgetState.registersRequested = false;
+            QTimer::singleShot(0, this, [this] { emit registersRequested(); });
+        }
+    });
     m_sweepCanvas->setDrawFunction([this] {
         views::drawSweep(m_sweep, m_sweepState);
         if (m_sweepState.clicked >= 0) {
@@ -66,6 +72,14 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
 CanvasPanels::~CanvasPanels() {
     m_sweepLatest->store(0); // a job still queued returns at once
     m_sweepPool.waitForDone();
+}
+
+void CanvasPanels::setKernelRegisters(uint64_t analysisGeneration, int registersPerThread,
+                                      const std::string& source) {
+    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0)
+        return;
+    views::setBudgetRegisters(m_budget, registersPerThread, source);
+    m_budgetCanvas->update();
 }
 
 void CanvasPanels::openSweepPoint(int index) {

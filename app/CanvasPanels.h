@@ -58,11 +58,16 @@ public:
     bool waitForSweep(int timeoutMs);
     // What a click on sweep point `index` does: asks for that num_stages variant.
     void openSweepPoint(int index);
+    // ptxas's registers per thread of the first kernel of the analysis with that generation: the budget
+    // view's occupancy takes them (dropped when another analysis is shown).
+    void setKernelRegisters(uint64_t analysisGeneration, int registersPerThread, const std::string& source);
 
 signals:
     void lineClicked(int line);
     void stagesVariantRequested(int stages);
     void sweepPlanned();
+    // The budget view asks for ptxas's register count (its button).
+    void registersRequested();
 
 private:
     struct BufferEntry {

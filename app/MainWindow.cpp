@@ -34,6 +34,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -226,6 +227,14 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(sassDock, passesDock);
     issues->raise();
     connect(m_codeViews, &CodeViews::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
+    // ptxas's registers reach the budget view's occupancy; its button asks for a compile.
+    connect(m_codeViews, &CodeViews::machineCodeReady, this,
+            [this](quint64 generation, std::shared_ptr<const codegen::GeneratedMachineCode> code) {
+                if (code && code->ptxOk && !code->kernels.empty())
+                    m_canvases->setKernelRegisters(generation, code->kernels.front().registers,
+                                                   "ptxas for " + code->arch);
+            });
+    connect(m_canvases, &CanvasPanels::registersRequested, m_codeViews, &CodeViews::requestMachineCode);
 }
 
 void MainWindow::buildMenus() {

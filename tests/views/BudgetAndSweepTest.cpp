@@ -22,6 +22,7 @@ layout::KernelPlan handMadePlan(const ir::Buffer* a, const ir::Buffer* b) {
     pb.bytes = 1024;
     pb.stages = 1;
     k.sharedBuffers = {pa, pb};
+    k.threads = 128;
     k.budget.totalBytes = 8192 * 3 + 1024;
     k.budget.limitBytes = 40000;
     k.budget.blocksPerSmBySharedMemory = 1;
@@ -42,7 +43,8 @@ TEST(BudgetViewModel, BarsStackToTheTotal) {
     EXPECT_EQ(m.bars[1].startBytes, 24576);
     EXPECT_EQ(m.totalBytes, 25600);
     EXPECT_FALSE(m.overLimit());
-    EXPECT_EQ(m.summary(), "25600 of 40000 bytes (64%); 1 blocks/SM (limited by shared memory)");
+    // 233472 B per SM / (25600 + the 1 KB reservation) = 8 blocks; threads allow 16.
+    EXPECT_EQ(m.summary(), "25600 of 40000 bytes (64%); 8 blocks/SM (limited by shared memory)");
     test::expectGolden(budgetViewToSvg(m), "budget_hand_made.svg");
 }
 
@@ -57,7 +59,7 @@ TEST(BudgetViewModel, GemmSampleAgainstTheTargetLimit) {
     EXPECT_EQ(sum, m.totalBytes);
     EXPECT_EQ(m.limitBytes, targetSm90a().maxSharedMemoryPerBlock);
     EXPECT_EQ(m.bars[0].stages, 3); // A_shared is multi-buffered by T.Pipelined(num_stages=3)
-    EXPECT_GT(m.blocksPerSm, 0);
+    EXPECT_GT(m.occupancy.blocks, 0);
 }
 
 // A planned sweep as profile::planSweep returns it: the pipelined buffer 8192 B x stages, 1024 B fixed,
@@ -134,6 +136,34 @@ TEST(SweepPlotModel, GemmLiteralStagesAreEditedPerVariant) {
     ASSERT_EQ(m.points.size(), size_t(kSweepStages));
     EXPECT_EQ(m.points[2].sharedBytes, an->kernel(0)->budget.totalBytes); // the program's own 3 stages
     EXPECT_EQ(m.points[0].sharedBytes * 2, m.points[1].sharedBytes);
+}
+
+// Flash attention on sm_90a: 128 threads, 32768 B of shared memory. Shared memory alone allows
+// 233472 / (32768 + 1024) = 6 blocks (not 7: the runtime reserves 1 KB per block, and the SM's capacity
+// counts, not the per-block opt-in limit); with ptxas's 96 registers per thread, 65536 / (4 warps x 3072)
+// = 5, and registers are the limit.
+TEST(BudgetViewModel, FlashAttentionOccupancyNamesTheTrueLimiter) {
+    auto an = test::analyzeSample("flash_attention");
+    ASSERT_TRUE(an && an->ok());
+    BudgetViewModel m = buildBudgetView(*an->kernel(0), an->plan->target);
+    EXPECT_EQ(m.totalBytes, 32768);
+    EXPECT_EQ(m.threads, 128);
+    EXPECT_FALSE(m.occupancy.registersKnown());
+    EXPECT_EQ(m.occupancy.bySharedMemory, 6);
+    EXPECT_EQ(m.occupancy.blocks, 6);
+    EXPECT_EQ(m.occupancy.limiter, OccupancyLimiter::SharedMemory);
+    EXPECT_NE(m.summary().find("6 blocks/SM (limited by shared memory)"), std::string::npos) << m.summary();
+    EXPECT_EQ(m.occupancyLines()[0], "registers: not known before ptxas (open the PTX view, or Run)");
+    // The plan (tilec plan) says the same.
+    EXPECT_EQ(an->kernel(0)->budget.blocksPerSm, 6);
+
+    setBudgetRegisters(m, 96, "ptxas");
+    EXPECT_EQ(m.occupancy.byRegisters, 5);
+    EXPECT_EQ(m.occupancy.blocks, 5);
+    EXPECT_EQ(m.occupancy.limiter, OccupancyLimiter::Registers);
+    EXPECT_NE(m.summary().find("5 blocks/SM (limited by registers: 96 per thread)"), std::string::npos)
+        << m.summary();
+    EXPECT_NE(m.occupancyLines()[0].find("<- the limit"), std::string::npos) << m.occupancyLines()[0];
 }
 
 } // namespace tb::views
