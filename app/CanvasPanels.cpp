@@ -1,9 +1,15 @@
 // Model building and the per-frame draw callbacks of the canvases.
 #include "app/CanvasPanels.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QPointer>
 #include <QTimer>
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -45,15 +51,81 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             QTimer::singleShot(0, this,
                                [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
     });
-    m_budgetCanvas->setDrawFunction([this] { views::drawBudget(m_budget, m_budgetState); });
-    m_sweepCanvas->setDrawFunction([this] {
-        views::drawSweep(m_sweep, m_sweepState);
-        if (m_sweepState.clicked >= 0 && size_t(m_sweepState.clicked) < m_sweep.points.size()) {
-            int stages = int(m_sweep.points[size_t(m_sweepState.clicked)].value);
-            m_sweepState.clicked = -1;
-            QTimer::singleShot(0, this, [this, stages] { emit stagesVariantRequested(stages); });
+    m_budgetCanvas->setDrawFunction([this] {
+        views::drawBudget(m_budget, m_budgetState);
+        if (m_budgetState.registersRequested) {
+            m_budgetState.registersRequested = false;
+            QTimer::singleShot(0, this, [this] { emit registersRequested(); });
         }
     });
+    m_sweepCanvas->setDrawFunction([this] {
+        views::drawSweep(m_sweep, m_sweepState);
+        if (m_sweepState.clicked >= 0) {
+            int index = m_sweepState.clicked;
+            m_sweepState.clicked = -1;
+            QTimer::singleShot(0, this, [this, index] { openSweepPoint(index); });
+        }
+    });
+    m_sweepPool.setMaxThreadCount(1);
+}
+
+CanvasPanels::~CanvasPanels() {
+    m_sweepLatest->store(0); // a job still queued returns at once
+    m_sweepPool.waitForDone();
+}
+
+void CanvasPanels::setKernelRegisters(uint64_t analysisGeneration, int registersPerThread,
+                                      const std::string& source) {
+    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0)
+        return;
+    views::setBudgetRegisters(m_budget, registersPerThread, source);
+    m_budgetCanvas->update();
+}
+
+void CanvasPanels::openSweepPoint(int index) {
+    if (index >= 0 && size_t(index) < m_sweep.points.size())
+        emit stagesVariantRequested(int(m_sweep.points[size_t(index)].value));
+}
+
+void CanvasPanels::planSweep(const AnalysisPtr& analysis) {
+    const uint64_t generation = ++m_sweepGeneration;
+    m_sweepLatest->store(generation);
+    m_sweep.pending = true;
+    QPointer<CanvasPanels> self(this);
+    std::shared_ptr<std::atomic<uint64_t>> latest = m_sweepLatest;
+    m_sweepPool.start([self, analysis, generation, latest] {
+        // A newer analysis queued its own plan: skip this one.
+        if (latest->load() != generation)
+            return;
+        profile::SweepPlanOptions o;
+        o.compile.target = analysis->plan->target;
+        for (const ir::SpecializationParam& p : analysis->compile->module->specialization)
+            if (p.origin == ir::ParamOrigin::Override && p.name != "num_stages")
+                o.baseOverrides.emplace_back(p.name, p.text);
+        const SourceFile& file = analysis->sources().file(analysis->compile->file);
+        auto plan = std::make_shared<profile::SweepPlan>(profile::planSweep(
+            file.name(), file.text(), {views::stageSweepAxis()}, o, analysis->compile.get()));
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, analysis, plan, generation] {
+                if (!self || generation != self->m_sweepGeneration)
+                    return;
+                self->m_sweep = views::buildStageSweep(*plan, analysis->numStages());
+                self->m_sweepDone = generation;
+                self->applyMeasurements();
+                self->m_sweepCanvas->update();
+                emit self->sweepPlanned();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+bool CanvasPanels::waitForSweep(int timeoutMs) {
+    QElapsedTimer timer;
+    timer.start();
+    while (m_sweepDone != m_sweepGeneration && timer.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return m_sweepDone == m_sweepGeneration;
 }
 
 void CanvasPanels::setDarkTheme(bool dark) {
@@ -96,7 +168,7 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
     m_bankState.selected = m_bank.selected;
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);
-    m_sweep = views::buildStageSweep(kernel, analysis->numStages());
+    planSweep(analysis);
     applyMeasurements();
     for (views::ImGuiCanvas* c : {m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
         c->update();

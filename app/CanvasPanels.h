@@ -10,7 +10,10 @@
 #include "views/canvas/Views.h"
 
 #include <QObject>
+#include <QThreadPool>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,7 @@ class CanvasPanels : public QObject {
     Q_OBJECT
 public:
     explicit CanvasPanels(QObject* parent = nullptr);
+    ~CanvasPanels() override;
 
     void setAnalysis(const AnalysisPtr& analysis);
     void setLinkedLine(int line);
@@ -49,10 +53,21 @@ public:
                              int64_t blocks, std::string note);
     void setSweepMeasurements(const AnalysisPtr& measuredOn, std::vector<views::SweepMeasurement> points,
                               std::string note);
+    // The stage-sweep plot's variants are compiled off the UI thread after each analysis
+    // (profile::planSweep, the path of `tilec sweep`); waits (processing events) until the latest is in.
+    bool waitForSweep(int timeoutMs);
+    // What a click on sweep point `index` does: asks for that num_stages variant.
+    void openSweepPoint(int index);
+    // ptxas's registers per thread of the first kernel of the analysis with that generation: the budget
+    // view's occupancy takes them (dropped when another analysis is shown).
+    void setKernelRegisters(uint64_t analysisGeneration, int registersPerThread, const std::string& source);
 
 signals:
     void lineClicked(int line);
     void stagesVariantRequested(int stages);
+    void sweepPlanned();
+    // The budget view asks for ptxas's register count (its button).
+    void registersRequested();
 
 private:
     struct BufferEntry {
@@ -80,6 +95,10 @@ private:
     views::ImGuiCanvas* m_budgetCanvas;
     views::ImGuiCanvas* m_sweepCanvas;
     void applyMeasurements();
+    void planSweep(const AnalysisPtr& analysis);
+    QThreadPool m_sweepPool;
+    uint64_t m_sweepGeneration = 0, m_sweepDone = 0;
+    std::shared_ptr<std::atomic<uint64_t>> m_sweepLatest = std::make_shared<std::atomic<uint64_t>>(0);
     struct BankMeasurements {
         std::string key; // program text and specialization
         std::vector<views::MeasuredLineTotals> lines;

@@ -7,6 +7,7 @@
 #include <QAbstractItemView>
 #include <QCompleter>
 #include <QHelpEvent>
+#include <QMimeData>
 #include <QPainter>
 #include <QScrollBar>
 #include <QStandardItemModel>
@@ -391,6 +392,31 @@ void CodeEditor::keyPressEvent(QKeyEvent* event) {
     r.setWidth(m_completer->popup()->sizeHintForColumn(0) +
                m_completer->popup()->verticalScrollBar()->sizeHint().width());
     m_completer->complete(r);
+}
+
+namespace {
+
+bool hasLocalFiles(const QMimeData* source) {
+    if (!source->hasUrls())
+        return false;
+    for (const QUrl& url : source->urls())
+        if (url.isLocalFile())
+            return true;
+    return false;
+}
+
+} // namespace
+
+bool CodeEditor::canInsertFromMimeData(const QMimeData* source) const {
+    return hasLocalFiles(source) || QPlainTextEdit::canInsertFromMimeData(source);
+}
+
+void CodeEditor::insertFromMimeData(const QMimeData* source) {
+    if (hasLocalFiles(source)) {
+        emit filesDropped(source->urls());
+        return;
+    }
+    QPlainTextEdit::insertFromMimeData(source);
 }
 
 } // namespace tb::app

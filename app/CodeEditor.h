@@ -5,7 +5,9 @@
 // diagnostics into EditorDiagnostic values.
 #pragma once
 
+#include <QList>
 #include <QPlainTextEdit>
+#include <QUrl>
 #include <vector>
 
 class QCompleter;
@@ -50,11 +52,15 @@ public:
 signals:
     // The user moved the cursor to another line (linked selection).
     void cursorLineChanged(int line);
+    // Files were dropped on the editor: the window opens them instead of pasting their paths.
+    void filesDropped(const QList<QUrl>& urls);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     bool event(QEvent* event) override;
+    bool canInsertFromMimeData(const QMimeData* source) const override;
+    void insertFromMimeData(const QMimeData* source) override;
 
 private:
     void updateExtraSelections();

@@ -106,6 +106,7 @@ void LinkedCodeView::applyHighlight() {
 
 struct CodeViews::CodeResult {
     uint64_t generation = 0;
+    uint64_t analysisGeneration = 0; // ProgramAnalysis::generation of the analysis it was made from
     std::shared_ptr<const GeneratedCuda> cuda; // null when the program has errors
     std::vector<PassSnapshot> snapshots;
     std::string arch;
@@ -226,6 +227,7 @@ void CodeViews::setAnalysis(const AnalysisPtr& analysis) {
     m_codePool.start([this, generation, analysis] {
         auto result = std::make_shared<CodeResult>();
         result->generation = generation;
+        result->analysisGeneration = analysis->generation;
         result->arch = analysis->plan && !analysis->plan->target.name.empty() ? analysis->plan->target.name
                                                                               : std::string("sm_90a");
         auto start = std::chrono::steady_clock::now();
@@ -250,6 +252,7 @@ void CodeViews::showCode(const std::shared_ptr<CodeResult>& result) {
         return;
     }
     m_codeGeneration = result->generation;
+    m_codeAnalysisGeneration = result->analysisGeneration;
     m_arch = result->arch;
     m_cudaResult = result->cuda;
     m_snapshots = result->snapshots;
@@ -314,7 +317,8 @@ bool CodeViews::machineCodeWanted() const {
     if (!m_cudaResult || !m_cudaResult->ok)
         return false;
     bool current = m_machine && m_machineGeneration == m_codeGeneration;
-    return (ptxVisible() && !current) || (sassVisible() && (!current || !m_machineHasSass));
+    return ((ptxVisible() || m_machineRequested) && !current) ||
+           (sassVisible() && (!current || !m_machineHasSass));
 }
 
 void CodeViews::scheduleMachineCode(int debounceMs) {
@@ -330,6 +334,7 @@ void CodeViews::startMachineCode() {
         return;
     }
     uint64_t generation = m_codeGeneration;
+    m_machineAnalysisGeneration = m_codeAnalysisGeneration;
     bool wantSass = sassVisible();
     std::shared_ptr<const GeneratedCuda> cuda = m_cudaResult;
     std::string arch = m_arch;
@@ -364,6 +369,8 @@ void CodeViews::showMachineCode(uint64_t generation, std::shared_ptr<const Gener
     }
     m_machine = code;
     m_machineGeneration = generation;
+    m_machineRequested = false;
+    emit machineCodeReady(m_machineAnalysisGeneration, code);
     bool sassTried = code->sassRequested;
     m_machineHasSass = sassTried;
     QString arch = QString::fromStdString(code->arch);
@@ -392,6 +399,11 @@ void CodeViews::showMachineCode(uint64_t generation, std::shared_ptr<const Gener
     m_sass->setLinkedTileLine(m_linkedLine);
     if (machineCodeWanted())
         scheduleMachineCode(0); // SASS became visible while PTX-only code compiled
+}
+
+void CodeViews::requestMachineCode() {
+    m_machineRequested = true;
+    scheduleMachineCode(0);
 }
 
 void CodeViews::setLinkedLine(int tileLine) {

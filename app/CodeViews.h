@@ -100,8 +100,15 @@ public:
     const GeneratedMachineCode* machineCode() const { return m_machine.get(); }
     const std::vector<PassSnapshot>& snapshots() const { return m_snapshots; }
 
+    // Compiles the current CUDA with NVRTC once even while the PTX and SASS docks are hidden (the budget
+    // view asks for ptxas's registers).
+    void requestMachineCode();
+
 signals:
     void lineClicked(int tileLine);
+    // NVRTC compiled the CUDA of the analysis with that generation (ProgramAnalysis::generation).
+    void machineCodeReady(quint64 analysisGeneration,
+                          std::shared_ptr<const codegen::GeneratedMachineCode> code);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -141,6 +148,8 @@ private:
     std::vector<PassSnapshot> m_snapshots;
     std::shared_ptr<const GeneratedMachineCode> m_machine;
     uint64_t m_machineGeneration = 0; // of the machine code shown
+    uint64_t m_codeAnalysisGeneration = 0, m_machineAnalysisGeneration = 0;
+    bool m_machineRequested = false;
     bool m_machineHasSass = false;
     int m_codeRunning = 0, m_machineRunning = 0;
     int m_machineCompiles = 0, m_dropped = 0;

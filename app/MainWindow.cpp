@@ -3,11 +3,14 @@
 
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/gpu/CudaDriver.h"
+#include "engine/profile/SweepVariants.h"
 
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +20,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -24,11 +28,13 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextBlock>
+#include <QTextDocument>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,21 +98,25 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     setWindowIcon(QIcon(":/tilebench.svg"));
     setCentralWidget(m_editor);
     m_editor->setObjectName("editor");
+    setAcceptDrops(true); // a dropped .py file opens (after asking about unsaved changes)
     setDockNestingEnabled(true);
     buildDocks();
     buildMenus();
     resize(1560, 960);
 
-    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
-        m_dirty = true;
+    // "Modified" is the document's own flag: set by edits, cleared when Ctrl+Z returns to the saved text,
+    // untouched by re-highlighting. The unsaved-changes question relies on it.
+    connect(m_editor->document(), &QTextDocument::modificationChanged, this, [this](bool modified) {
+        m_dirty = modified;
         updateTitle();
-        scheduleCompile();
     });
+    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] { scheduleCompile(); });
     connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line) { linkSourceLine(line); });
+    connect(m_editor, &CodeEditor::filesDropped, this,
+            [this](const QList<QUrl>& urls) { openDroppedFiles(urls); });
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
-    connect(m_canvases, &CanvasPanels::stagesVariantRequested, this,
-            [this](int stages) { setOverride("num_stages", QString::number(stages)); });
+    connect(m_canvases, &CanvasPanels::stagesVariantRequested, this, &MainWindow::openStagesVariant);
 
     auto* autosave = new QTimer(this);
     connect(autosave, &QTimer::timeout, this, [this] {
@@ -217,10 +227,19 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(sassDock, passesDock);
     issues->raise();
     connect(m_codeViews, &CodeViews::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
+    // ptxas's registers reach the budget view's occupancy; its button asks for a compile.
+    connect(m_codeViews, &CodeViews::machineCodeReady, this,
+            [this](quint64 generation, std::shared_ptr<const codegen::GeneratedMachineCode> code) {
+                if (code && code->ptxOk && !code->kernels.empty())
+                    m_canvases->setKernelRegisters(generation, code->kernels.front().registers,
+                                                   "ptxas for " + code->arch);
+            });
+    connect(m_canvases, &CanvasPanels::registersRequested, m_codeViews, &CodeViews::requestMachineCode);
 }
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&New", QKeySequence::New, this, [this] { newDocument(); });
     file->addAction("&Open...", QKeySequence::Open, this, [this] {
         QString path =
             QFileDialog::getOpenFileName(this, "Open tile program", QString(), "Tile programs (*.py)");
@@ -283,22 +302,89 @@ void MainWindow::updateTitle() {
     setWindowTitle(QString("%1%2 - TileBench").arg(m_displayName, m_dirty ? " *" : ""));
 }
 
+bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirst) {
+    if (!m_dirty)
+        return true;
+    if (autosaveFirst)
+        autosaveNow(); // the latest edits are on disk while the question is open
+    QMessageBox box(QMessageBox::Warning, "Unsaved changes",
+                    QString("Save changes to %1 before %2?").arg(m_displayName, what),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedChangesDialog");
+    box.setInformativeText("Discard loses the edits; Cancel keeps them.");
+    box.setDefaultButton(QMessageBox::Save);
+    box.setEscapeButton(QMessageBox::Cancel);
+    switch (box.exec()) {
+    case QMessageBox::Save: {
+        QString path = m_path.isEmpty() ? QFileDialog::getSaveFileName(this, "Save tile program",
+                                                                       m_displayName, "Tile programs (*.py)")
+                                        : m_path;
+        if (path.isEmpty() || !saveTo(path)) {
+            if (!path.isEmpty())
+                statusBar()->showMessage("cannot write " + path + ": the document was kept", 8000);
+            return false;
+        }
+        return true;
+    }
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::replaceDocument(const QString& text, const QString& path, const QString& displayName) {
+    m_path = path;
+    m_displayName = displayName;
+    m_overrides.clear();
+    m_editor->setPlainText(text);
+    m_editor->document()->setModified(false);
+    m_dirty = false;
+    // The user has decided about the old document (saved or discarded): its autosave can go.
+    m_recovery.clear();
+    updateTitle();
+    scheduleCompile(0);
+}
+
 bool MainWindow::openFile(const QString& path) {
     std::string text;
     if (!readTextFile(path.toStdString(), text)) {
         statusBar()->showMessage("cannot read " + path, 5000);
         return false;
     }
-    m_path = QFileInfo(path).absoluteFilePath();
-    m_displayName = QFileInfo(path).fileName();
-    m_overrides.clear();
-    m_editor->setPlainText(QString::fromStdString(text));
-    m_dirty = false;
-    m_recovery.clear();
-    updateTitle();
+    if (!confirmReplacingDocument("opening " + QFileInfo(path).fileName()))
+        return false;
+    replaceDocument(QString::fromStdString(text), QFileInfo(path).absoluteFilePath(),
+                    QFileInfo(path).fileName());
     addRecentFile(m_path);
-    scheduleCompile(0);
     return true;
+}
+
+bool MainWindow::newDocument() {
+    if (!confirmReplacingDocument("starting a new file"))
+        return false;
+    replaceDocument(QString(), QString(), "untitled.py");
+    return true;
+}
+
+bool MainWindow::openDroppedFiles(const QList<QUrl>& urls) {
+    for (const QUrl& url : urls)
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile())
+            return openFile(url.toLocalFile()); // one document at a time: the first file
+    return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) {
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    if (openDroppedFiles(event->mimeData()->urls()))
+        event->acceptProposedAction();
 }
 
 bool MainWindow::openSample(const QString& name) {
@@ -319,6 +405,7 @@ bool MainWindow::saveTo(const QString& path) {
         return false;
     m_path = QFileInfo(path).absoluteFilePath();
     m_displayName = QFileInfo(path).fileName();
+    m_editor->document()->setModified(false);
     m_dirty = false;
     m_recovery.clear();
     addRecentFile(m_path);
@@ -352,6 +439,44 @@ void MainWindow::setOverride(const QString& name, const QString& value) {
     else
         m_overrides[name.toStdString()] = value.trimmed().toStdString();
     scheduleCompile(0);
+}
+
+void MainWindow::openStagesVariant(int stages) {
+    AnalysisPtr a = m_compiler.current();
+    const QString value = QString::number(stages);
+    bool jitParameter = false;
+    if (a && a->compile && a->compile->module)
+        for (const ir::SpecializationParam& p : a->compile->module->specialization)
+            jitParameter = jitParameter || p.name == "num_stages";
+    std::vector<profile::KeywordLiteral> literals;
+    if (a && a->compile && !jitParameter)
+        literals = profile::findKeywordLiterals(*a->compile, "num_stages");
+    if (literals.empty()) {
+        setOverride("num_stages", value); // a jit parameter: re-specialize
+        return;
+    }
+    // A literal: edit it as the user would, in one undoable step (Ctrl+Z restores it). An override of the
+    // same name would change nothing (unused-override): it goes.
+    m_overrides.erase("num_stages");
+    const std::string& text = a->sources().file(a->compile->file).text();
+    if (QString::fromStdString(text) != m_editor->toPlainText()) {
+        statusBar()->showMessage("the program changed since it was analysed; click the point again", 5000);
+        return;
+    }
+    QTextCursor cursor(m_editor->document());
+    cursor.beginEditBlock();
+    for (auto it = literals.rbegin(); it != literals.rend(); ++it) {
+        // Byte offsets of the UTF-8 text -> positions in the editor's UTF-16 text.
+        int begin = int(QString::fromUtf8(text.data(), qsizetype(it->begin)).size());
+        int end = int(QString::fromUtf8(text.data(), qsizetype(it->end)).size());
+        cursor.setPosition(begin);
+        cursor.setPosition(end, QTextCursor::KeepAnchor);
+        cursor.insertText(value);
+    }
+    cursor.endEditBlock();
+    statusBar()->showMessage(
+        QString("num_stages=%1 written at line %2 (Ctrl+Z undoes)").arg(value).arg(literals.front().line),
+        5000);
 }
 
 void MainWindow::scheduleCompile(int debounceMs) {
@@ -498,9 +623,13 @@ bool MainWindow::recoverUnsavedWork(bool ask) {
         m_recovery.clear();
         return false;
     }
+    if (!confirmReplacingDocument("recovering the unsaved edits", /*autosaveFirst=*/false))
+        return false;
     m_path = origin;
     m_displayName = origin.isEmpty() ? "recovered.py" : QFileInfo(origin).fileName();
+    m_overrides.clear();
     m_editor->setPlainText(text);
+    m_editor->document()->setModified(true);
     m_dirty = true;
     updateTitle();
     scheduleCompile(0);
@@ -540,22 +669,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(kSettingsGeometry, saveGeometry());
     settings.setValue(kSettingsState, saveState());
     settings.setValue(kSettingsDark, m_dark);
-    if (m_dirty) {
-        auto answer = QMessageBox::question(this, "Unsaved changes", "Save changes to " + m_displayName + "?",
-                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-        if (answer == QMessageBox::Cancel) {
-            event->ignore();
-            return;
-        }
-        if (answer == QMessageBox::Save) {
-            QString path = m_path.isEmpty()
-                               ? QFileDialog::getSaveFileName(this, "Save tile program", m_displayName)
-                               : m_path;
-            if (path.isEmpty() || !saveTo(path)) {
-                event->ignore();
-                return;
-            }
-        }
+    if (!confirmReplacingDocument("closing")) {
+        event->ignore();
+        return;
     }
     m_recovery.clear(); // a clean exit leaves nothing to recover
     event->accept();

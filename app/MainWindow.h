@@ -12,7 +12,9 @@
 #include "app/Recovery.h"
 #include "app/RunPanel.h"
 
+#include <QList>
 #include <QMainWindow>
+#include <QUrl>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,9 +36,20 @@ public:
     explicit MainWindow(Recovery recovery = Recovery(), QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Every path that replaces or closes the document (open, open sample, recent files, new, a dropped
+    // file, recovery, quit) first asks about unsaved changes (confirmReplacingDocument); false when the
+    // user cancelled or the file could not be read, and then nothing changed.
     bool openFile(const QString& path);
     bool openSample(const QString& name);
+    bool newDocument();
+    bool openDroppedFiles(const QList<QUrl>& urls);
     bool saveTo(const QString& path);
+    // For a modified document: "Save changes to NAME before WHAT?" with Save (a failed or cancelled save
+    // stops), Discard and Cancel. True when the caller may replace the document. The autosave stays on disk
+    // until the user has decided (Cancel keeps it and the edits).
+    // `autosaveFirst` false keeps the recovery file as it is (while offering that file back).
+    bool confirmReplacingDocument(const QString& what, bool autosaveFirst = true);
+    bool isModified() const { return m_dirty; }
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
     // Compiles now (no debounce) and waits; for tests and screenshots.
@@ -64,11 +77,16 @@ public:
     QWidget* parametersPanel() const { return m_parameters; }
     const std::vector<int>& irLinkedLines() const { return m_irLinked; }
     void setOverride(const QString& name, const QString& value);
+    // A stage-sweep point was clicked: a jit parameter num_stages is overridden; a num_stages literal in
+    // the source is edited (one undo step).
+    void openStagesVariant(int stages);
     QDockWidget* dock(const QString& objectName) const;
     const QString& filePath() const { return m_path; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildMenus();
@@ -81,6 +99,8 @@ private:
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void updateTitle();
+    // Puts `text` in the editor as the new document (unmodified, its own undo history).
+    void replaceDocument(const QString& text, const QString& path, const QString& displayName);
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
     CodeEditor* m_editor;

@@ -3,6 +3,7 @@
 
 #include "engine/gpu/CudaDriver.h"
 #include "engine/gpu/RunnerClient.h"
+#include "engine/gpu/RunnerLocation.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/MetricCatalog.h"
 #include "engine/profile/ProgramProfiler.h"
@@ -348,7 +349,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
     profile::ProgramSweepOptions o;
     o.timing.cancelled = [cancel] { return cancel->load(); };
     o.baseOverrides = userOverrides(*a, "num_stages");
-    profile::SweepAxis axis{"num_stages", {"1", "2", "3", "4"}};
+    profile::SweepAxis axis = views::stageSweepAxis(); // the plot's points
     std::string text = a->sources().file(a->compile->file).text();
     profile::ProgramSweepReport r = profile::sweepProgram(file, text, {axis}, client, o,
                                                           [&](size_t i, size_t total, const std::string& p) {
@@ -373,6 +374,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
         views::SweepMeasurement m;
         m.value = std::atoll(v.params.front().second.c_str());
         m.ran = v.ran();
+        m.sharedBytes = v.sharedBytes;
         m.milliseconds = v.medianMs;
         m.tflops = v.rates.tflops;
         m.status = v.ran() ? "" : std::string(profile::variantStatusName(v.status)) + ": " + v.message;
@@ -503,10 +505,10 @@ RunPanel::RunPanel(CanvasPanels* canvases, QWidget* parent)
     m_gpuLabel->setText(gpus.available ? "looking for the runner's GPUs..."
                                        : "no GPU: CPU reference execution (" + m_noGpuReason + ")");
 
-    QString path = qEnvironmentVariable("TILEBENCH_RUNNER");
-    if (path.isEmpty())
-        path = qs(gpu::defaultRunnerPath());
-    setRunner(path, qEnvironmentVariable("TILEBENCH_RUNNER_ARGS").split(' ', Qt::SkipEmptyParts));
+    // The same search as tilec's, from this executable's own location (engine/gpu/RunnerLocation.h).
+    gpu::RunnerLocation runner = gpu::locateRunner();
+    m_runnerLocation = qs(gpu::describeRunnerLocation(runner));
+    setRunner(qs(runner.path), qEnvironmentVariable("TILEBENCH_RUNNER_ARGS").split(' ', Qt::SkipEmptyParts));
 }
 
 RunPanel::~RunPanel() {
@@ -538,6 +540,8 @@ gpu::RunnerOptions RunPanel::runnerOptions() const {
 }
 
 void RunPanel::setRunner(const QString& executable, const QStringList& arguments) {
+    if (!m_runnerPath.isEmpty() && executable != m_runnerPath)
+        m_runnerLocation = "tilebench-runner: " + executable;
     m_runnerPath = executable;
     m_runnerArguments = arguments;
     probeDevices();
@@ -558,7 +562,9 @@ void RunPanel::probeDevices() {
         if (!client.start(&error)) {
             reason = qs("tilebench-runner not available: cannot start " + o.executable + ": " + error);
         } else if (client.helloReply().field("gpus", "0") == "0") {
-            reason = qs(client.helloReply().field("reason", "the runner found no GPU"));
+            // The runner is there; say why it has no device (no driver, no device), not that it is missing.
+            reason = qs("the runner found no GPU: " +
+                        gpu::unescapeProtocolValue(client.helloReply().field("reason", "no device")));
         } else {
             gpu::RunnerReply devices = client.request("devices");
             for (const std::string& line : devices.dataLines) {
@@ -589,7 +595,7 @@ void RunPanel::showDevices(const QStringList& names, const QString& reason) {
     if (names.isEmpty()) {
         m_noGpuReason = reason;
         m_devices->addItem("no GPU: CPU reference execution", -1);
-        m_gpuLabel->setText("no GPU: CPU reference execution (" + reason + ")");
+        m_gpuLabel->setText("no GPU: CPU reference execution (" + reason + ")\n" + m_runnerLocation);
     } else {
         m_noGpuReason.clear();
         m_gpuLabel->setText(names.join("\n") + "\nrunner: " + m_runnerPath +

@@ -5,9 +5,10 @@
 // and the SASS wavefronts per tile-program line handed to the bank view) and Sweep (num_stages 1..4, handed
 // to the sweep plot), a progress bar and Cancel, and the history (views/model/RunHistoryModel): selecting
 // two entries shows their diff. Every action runs off the UI thread, on one worker thread that owns the
-// one RunnerClient; the editor never waits. The runner is $TILEBENCH_RUNNER (else gpu::defaultRunnerPath())
-// with the arguments of $TILEBENCH_RUNNER_ARGS (e.g. "--fake --fake-cupti=available"), or what setRunner
-// sets (tests).
+// one RunnerClient; the editor never waits. The runner is found as every binary finds it
+// (gpu::locateRunner: $TILEBENCH_RUNNER, beside the executable, the installed layout, the build tree) with
+// the arguments of $TILEBENCH_RUNNER_ARGS (e.g. "--fake --fake-cupti=available"), or what setRunner sets
+// (tests). A runner that starts but finds no GPU is named as such, with its reason.
 #pragma once
 
 #include "app/CanvasPanels.h"
@@ -65,6 +66,7 @@ public:
 
     // Widgets, for MainWindow and tests.
     QLabel* gpuLabel() const { return m_gpuLabel; }
+    const QString& runnerLocation() const { return m_runnerLocation; }
     QComboBox* devicePicker() const { return m_devices; }
     QPlainTextEdit* output() const { return m_output; }
     QTableWidget* metricsTable() const { return m_metrics; }
@@ -97,6 +99,7 @@ private:
     AnalysisPtr m_analysis;
     QString m_fileName = "untitled.py";
     QString m_runnerPath;
+    QString m_runnerLocation; // "tilebench-runner: PATH (build tree)": where the search found it
     QStringList m_runnerArguments;
     QString m_noGpuReason;
     bool m_devicesKnown = false;

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -583,22 +582,6 @@ RunnerReply RunnerClient::createTensorMap(const std::string& name, const TensorM
         return reply;
     }
     return request(formatTensorMapRequest(name, spec));
-}
-
-std::string defaultRunnerPath() {
-    // $TILEBENCH_RUNNER, then beside this executable (an installed bundle), then the build tree's sibling
-    // folder (tilec in engine/tools/tilec, the runner in engine/tools/runner), then $PATH.
-    if (const char* env = std::getenv("TILEBENCH_RUNNER"); env && *env)
-        return env;
-    std::error_code ec;
-    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        for (const auto& candidate : {self.parent_path() / "tilebench-runner",
-                                      self.parent_path().parent_path() / "runner" / "tilebench-runner"})
-            if (::access(candidate.c_str(), X_OK) == 0)
-                return candidate.string();
-    }
-    return "tilebench-runner";
 }
 
 } // namespace tb::gpu

@@ -131,7 +131,7 @@ private:
     TransferFiles m_transfers;
 };
 
-// tilebench-runner next to the running executable (/proc/self/exe), else "tilebench-runner" on PATH.
+// The runner this executable should use: locateRunner().path (engine/gpu/RunnerLocation.h).
 std::string defaultRunnerPath();
 
 } // namespace tb::gpu

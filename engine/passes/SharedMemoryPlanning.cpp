@@ -1,6 +1,8 @@
 // Shared-memory budget and occupancy by shared memory, threads and the block limit (see the header).
 #include "engine/passes/SharedMemoryPlanning.h"
 
+#include "engine/target/Occupancy.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -15,16 +17,12 @@ void runSharedMemoryPlanning(const ir::Module&, layout::LayoutPlan& plan, const 
         layout::SharedMemoryBudgetPlan& bp = kernel.budget;
         bp.totalBytes = kernel.schedule.arena.totalBytes;
         bp.limitBytes = target.maxSharedMemoryPerBlock;
-        const int64_t threads = std::max<int64_t>(kernel.threads, 1);
-        bp.blocksPerSmByThreads = threads > target.maxThreadsPerBlock ? 0 : target.maxThreadsPerSm / threads;
-        if (bp.totalBytes > bp.limitBytes)
-            bp.blocksPerSmBySharedMemory = 0;
-        else if (bp.totalBytes == 0)
-            bp.blocksPerSmBySharedMemory = target.maxBlocksPerSm;
-        else
-            bp.blocksPerSmBySharedMemory = target.sharedMemoryPerSm / bp.totalBytes;
-        bp.blocksPerSm = std::min<int64_t>(
-            {bp.blocksPerSmBySharedMemory, bp.blocksPerSmByThreads, int64_t(target.maxBlocksPerSm)});
+        // The one occupancy rule (engine/target/Occupancy.h): the SM's capacity, not the per-block opt-in
+        // limit, and the 1 KB the runtime reserves per block. Registers are not known before ptxas.
+        Occupancy o = computeOccupancy(target, std::max<int64_t>(kernel.threads, 1), bp.totalBytes);
+        bp.blocksPerSmByThreads = o.byThreads;
+        bp.blocksPerSmBySharedMemory = o.bySharedMemory;
+        bp.blocksPerSm = o.blocks;
     }
 }
 

@@ -2,6 +2,7 @@
 #include "engine/profile/ProgramSweep.h"
 
 #include "engine/profile/BenchHistory.h"
+#include "engine/profile/SweepVariants.h"
 #include "engine/support/Json.h"
 
 #include <algorithm>
@@ -42,14 +43,12 @@ std::string firstError(const std::vector<Diagnostic>& diagnostics) {
 }
 
 // Compiles, sets up and times one variant; fills `v`. Frees what it loaded in the runner.
-void runVariant(const std::string& fileName, const std::string& text, gpu::RunnerClient& client,
-                const ProgramSweepOptions& options, const std::string& arch, const Ceilings& ceilings,
-                SweepVariant& v, std::set<std::string>& unusedOverrides) {
-    CompileOptions co;
-    co.elaborate.overrides = options.baseOverrides;
-    for (const auto& p : v.params)
-        co.elaborate.overrides.push_back(p);
-    std::unique_ptr<CompileResult> result = compileTileProgram(fileName, text, co);
+void runVariant(const std::string& fileName, const std::string& text, const SweepBase& base,
+                gpu::RunnerClient& client, const ProgramSweepOptions& options, const std::string& arch,
+                const Ceilings& ceilings, SweepVariant& v, std::set<std::string>& unusedOverrides) {
+    // The same variant program as the static sweep plan (SweepVariants.h): overrides, or edited literals.
+    VariantProgram vp = variantProgram(text, base, CompileOptions(), options.baseOverrides, v.params);
+    std::unique_ptr<CompileResult> result = compileTileProgram(fileName, vp.text, vp.options);
     v.diagnostics = result->diagnostics.diagnostics();
     for (const Diagnostic& d : v.diagnostics)
         if (d.code == "unused-override")
@@ -145,6 +144,14 @@ ProgramSweepReport sweepProgram(const std::string& fileName, const std::string& 
     out.simulated = runnerSimulated(client);
     Ceilings ceilings = sessionCeilings(client, options.timing, out.warnings);
     out.ok = true;
+    CompileOptions baseOptions;
+    baseOptions.elaborate.overrides = options.baseOverrides;
+    baseOptions.stopAfter = "elaborate";
+    std::vector<std::string> axisNames;
+    for (const SweepAxis& a : axes)
+        axisNames.push_back(a.name);
+    SweepBase base = sweepBaseOf(*compileTileProgram(fileName, text, baseOptions), axisNames);
+    out.notes = base.notes;
     std::set<std::string> unused;
     for (size_t i = 0; i < configs.size(); ++i) {
         SweepVariant v;
@@ -159,7 +166,7 @@ ProgramSweepReport sweepProgram(const std::string& fileName, const std::string& 
             out.cancelled = true;
             break;
         }
-        runVariant(fileName, text, client, options, arch, ceilings, v, unused);
+        runVariant(fileName, text, base, client, options, arch, ceilings, v, unused);
         if (out.clock.empty() && v.ran())
             out.clock = v.clock;
         out.variants.push_back(std::move(v));
@@ -190,6 +197,8 @@ std::string formatSweepText(const ProgramSweepReport& report, const ProgramSweep
     }
     if (report.cancelled)
         s += "cancelled after " + std::to_string(report.variants.size()) + " variants\n";
+    for (const std::string& n : report.notes)
+        s += "note: " + n + "\n";
     for (const std::string& w : report.warnings)
         s += "warning: " + w + "\n";
     return s;
@@ -214,6 +223,10 @@ std::string formatSweepJson(const ProgramSweepReport& report) {
             w.beginObject().field("code", d.code).field("message", d.message).endObject();
         w.endArray().endObject();
     }
+    w.endArray();
+    w.key("notes").beginArray();
+    for (const std::string& note : report.notes)
+        w.value(note);
     w.endArray();
     w.key("warnings").beginArray();
     for (const std::string& warning : report.warnings)

@@ -1,6 +1,8 @@
 // A parameter sweep of a tile program: every combination of the sweep axes (`-p num_stages=1..4 -p
 // block_M=64,128`, engine/profile/SweepSpec.h) is compiled as its own variant through compileTileProgram
-// with those values as jit parameter overrides, set up in the runner and timed (each kernel; a variant's
+// with those values as jit parameter overrides (or, for a name that is an integer literal in the program
+// rather than a jit parameter, with the literal edited: engine/profile/SweepVariants.h), set up in the
+// runner and timed (each kernel; a variant's
 // time is the sum of its kernels' medians). A variant that does not compile (a stage count whose buffers do
 // not fit shared memory, say) is a row with its diagnostics, never a failed sweep. Progress is reported
 // before each variant; the callback can cancel. `tilec sweep FILE.py` and the app's sweep plot use it.
@@ -53,6 +55,7 @@ struct ProgramSweepReport {
     std::string clock; // of the first variant that ran
     bool simulated = false;
     std::vector<SweepVariant> variants;
+    std::vector<std::string> notes; // how the axes were applied (a literal edited: SweepVariants.h)
     std::vector<std::string> warnings;
 
     size_t ranCount() const;

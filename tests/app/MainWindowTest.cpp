@@ -40,6 +40,7 @@ TEST_F(Fixture, EverySampleShowsRealDataInEveryView) {
         EXPECT_FALSE(c.layoutBuffers().empty());
         EXPECT_FALSE(c.layoutModel().empty()) << c.layoutModel().error;
         EXPECT_GT(c.budgetModel().limitBytes, 0);
+        ASSERT_TRUE(c.waitForSweep(60000)); // the sweep's variants compile on a worker thread
         EXPECT_FALSE(c.sweepModel().points.empty());
         const layout::KernelPlan& k = *a->kernel(0);
         EXPECT_EQ(c.bankModel().rows.size(), k.sharedAccesses.size());

@@ -11,9 +11,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableWidget>
@@ -166,6 +169,22 @@ TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
         ASSERT_NE(it, sweep.points.end());
         EXPECT_TRUE(it->milliseconds.has_value() || !it->measuredStatus.empty()) << stages;
     }
+    // The plot and the report give each variant the same shared memory.
+    QRegularExpression row(
+        R"(^num_stages=(\d+) .* (-?\d+) +(-?\d+)  (ran|compile error|run failed|timing failed))",
+        QRegularExpression::MultilineOption);
+    int rows = 0;
+    for (auto m = row.globalMatch(out); m.hasNext();) {
+        QRegularExpressionMatch match = m.next();
+        int64_t stages = match.captured(1).toLongLong(), bytes = match.captured(2).toLongLong();
+        auto it = std::find_if(sweep.points.begin(), sweep.points.end(),
+                               [&](const views::SweepPoint& p) { return p.value == stages; });
+        ASSERT_NE(it, sweep.points.end());
+        if (bytes >= 0)
+            EXPECT_EQ(it->sharedBytes, bytes) << "num_stages=" << stages << "\n" << out.toStdString();
+        ++rows;
+    }
+    EXPECT_EQ(rows, 4) << out.toStdString();
     EXPECT_EQ(panel->historyModel().records().back().kind, views::RunKind::Sweep);
     if (QString dir = qEnvironmentVariable("TILEBENCH_SCREENSHOT_DIR"); !dir.isEmpty()) {
         if (QDockWidget* d = window->dock("sweepDock")) {
@@ -271,6 +290,47 @@ TEST_F(RunPanelFixture, RunnerWithoutGpuFallsBackToTheCpu) {
     EXPECT_TRUE(output().contains("correct against 'elementwise_add'")) << output().toStdString();
     ASSERT_EQ(window->runHistory()->count(), 1);
     EXPECT_TRUE(window->runHistory()->item(0)->text().contains("correct"));
+}
+
+// The runner is found from the executable's own location, as every binary finds it: this test binary
+// (build/tests/app/tests_app) and the app (build/app/tilebench) both find build/engine/tools/runner's,
+// with no TILEBENCH_RUNNER; and a runner that starts without a GPU is named, with its reason, not called
+// missing.
+TEST(RunnerLocation, RunPanelFindsTheBuildsRunnerAndSaysWhyThereIsNoGpu) {
+    QByteArray saved = qgetenv("TILEBENCH_RUNNER");
+    qunsetenv("TILEBENCH_RUNNER");
+    QTemporaryDir recovery;
+    MainWindow window{Recovery(recovery.path())};
+    if (!saved.isNull())
+        qputenv("TILEBENCH_RUNNER", saved);
+    RunPanel* panel = window.runPanel();
+    EXPECT_EQ(QFileInfo(panel->runnerExecutable()).canonicalFilePath(),
+              QFileInfo(TILEBENCH_RUNNER_PATH).canonicalFilePath())
+        << panel->runnerExecutable().toStdString();
+    EXPECT_TRUE(panel->runnerLocation().endsWith("(build tree)")) << panel->runnerLocation().toStdString();
+    ASSERT_TRUE(panel->waitForDevices(30000));
+    QString label = panel->gpuLabel()->text();
+    EXPECT_FALSE(label.contains("not available")) << label.toStdString();
+    if (!gpu::probeGpus().available)
+        EXPECT_TRUE(label.startsWith("no GPU: CPU reference execution (the runner found no GPU: "))
+            << label.toStdString();
+    else
+        EXPECT_TRUE(panel->hasGpu()) << label.toStdString();
+}
+
+TEST(RunnerLocation, TheAppBinaryFindsTheRunnerFromItsOwnLocation) {
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TILEBENCH_RUNNER");
+    app.setProcessEnvironment(env);
+    app.start(TILEBENCH_APP_PATH, {"--runner-info"});
+    ASSERT_TRUE(app.waitForFinished(30000));
+    QString out = QString::fromUtf8(app.readAllStandardOutput());
+    EXPECT_EQ(app.exitCode(), 0) << out.toStdString();
+    QString expected =
+        "tilebench-runner: " + QFileInfo(TILEBENCH_RUNNER_PATH).absoluteFilePath() + " (build tree)";
+    EXPECT_TRUE(out.startsWith(expected)) << out.toStdString();
+    EXPECT_TRUE(out.contains("runner: started, ")) << out.toStdString();
 }
 
 } // namespace tb::app

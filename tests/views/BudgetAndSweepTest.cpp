@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tb::views {
 
@@ -21,6 +22,7 @@ layout::KernelPlan handMadePlan(const ir::Buffer* a, const ir::Buffer* b) {
     pb.bytes = 1024;
     pb.stages = 1;
     k.sharedBuffers = {pa, pb};
+    k.threads = 128;
     k.budget.totalBytes = 8192 * 3 + 1024;
     k.budget.limitBytes = 40000;
     k.budget.blocksPerSmBySharedMemory = 1;
@@ -41,7 +43,8 @@ TEST(BudgetViewModel, BarsStackToTheTotal) {
     EXPECT_EQ(m.bars[1].startBytes, 24576);
     EXPECT_EQ(m.totalBytes, 25600);
     EXPECT_FALSE(m.overLimit());
-    EXPECT_EQ(m.summary(), "25600 of 40000 bytes (64%); 1 blocks/SM (limited by shared memory)");
+    // 233472 B per SM / (25600 + the 1 KB reservation) = 8 blocks; threads allow 16.
+    EXPECT_EQ(m.summary(), "25600 of 40000 bytes (64%); 8 blocks/SM (limited by shared memory)");
     test::expectGolden(budgetViewToSvg(m), "budget_hand_made.svg");
 }
 
@@ -56,18 +59,41 @@ TEST(BudgetViewModel, GemmSampleAgainstTheTargetLimit) {
     EXPECT_EQ(sum, m.totalBytes);
     EXPECT_EQ(m.limitBytes, targetSm90a().maxSharedMemoryPerBlock);
     EXPECT_EQ(m.bars[0].stages, 3); // A_shared is multi-buffered by T.Pipelined(num_stages=3)
-    EXPECT_GT(m.blocksPerSm, 0);
+    EXPECT_GT(m.occupancy.blocks, 0);
 }
 
-TEST(SweepPlotModel, StagesScaleOnlyPipelinedBuffers) {
-    ir::Buffer a, b;
-    SweepPlotModel m = buildStageSweep(handMadePlan(&a, &b), 3, 6);
+// A planned sweep as profile::planSweep returns it: the pipelined buffer 8192 B x stages, 1024 B fixed,
+// against a 40000 B limit.
+profile::SweepPlan handMadeSweep() {
+    profile::SweepPlan plan;
+    plan.ok = true;
+    for (int s = 1; s <= 6; ++s) {
+        profile::PlannedVariant v;
+        v.params = {{"num_stages", std::to_string(s)}};
+        v.paramsText = "num_stages=" + std::to_string(s);
+        v.sharedBytes = 8192 * s + 1024;
+        v.limitBytes = 40000;
+        v.compiled = v.sharedBytes <= v.limitBytes;
+        v.fits = v.compiled;
+        if (!v.compiled)
+            v.message = "over the limit [shared-memory-over-limit]";
+        plan.variants.push_back(v);
+    }
+    return plan;
+}
+
+TEST(SweepPlotModel, PointsAreThePlannedVariants) {
+    SweepPlotModel m = buildStageSweep(handMadeSweep(), 3);
     ASSERT_EQ(m.points.size(), 6u);
     EXPECT_EQ(m.points[0].sharedBytes, 8192 + 1024);
     EXPECT_EQ(m.points[2].sharedBytes, 3 * 8192 + 1024);
     EXPECT_TRUE(m.points[3].fits);  // 33792
     EXPECT_FALSE(m.points[4].fits); // 41984 > 40000
     EXPECT_EQ(m.current, 3);
+    EXPECT_EQ(m.limitBytes, 40000);
+    EXPECT_EQ(m.parameter, "num_stages");
+    EXPECT_EQ(m.points[4].status, "over the limit [shared-memory-over-limit]");
+    EXPECT_FALSE(m.literal);
     // Hit-testing finds a point at its own position and nothing far away.
     auto [x, y] = m.position(SweepMetric::SharedMemory, 4, 0, 0, 600, 300);
     EXPECT_EQ(m.hitTest(SweepMetric::SharedMemory, 0, 0, 600, 300, x + 2, y - 2), 4);
@@ -77,6 +103,67 @@ TEST(SweepPlotModel, StagesScaleOnlyPipelinedBuffers) {
     m.setMeasured(2, 0.5, 120.0);
     EXPECT_EQ(m.hitTest(SweepMetric::Time, 0, 0, 600, 300, x, y, 1000), 1);
     test::expectGolden(sweepPlotToSvg(m), "sweep_hand_made.svg");
+}
+
+// The plot of the flash-attention sample (num_stages a jit parameter, default 1) is computed per variant:
+// 2 and 3 stages need what `tilec plan -p num_stages=N` says (49152 and 65536 B), not the 32768 B of one
+// stage for every point (the old static rule found no multi-buffered buffer at num_stages=1).
+TEST(SweepPlotModel, FlashAttentionVariantsArePlannedOneByOne) {
+    auto an = test::analyzeSample("flash_attention");
+    ASSERT_TRUE(an && an->ok());
+    const SourceFile& file = an->sources().file(an->compile->file);
+    SweepPlotModel m = buildStageSweep(
+        profile::planSweep(file.name(), file.text(), {stageSweepAxis()}, {}, an->compile.get()),
+        an->numStages());
+    ASSERT_EQ(m.points.size(), size_t(kSweepStages));
+    EXPECT_EQ(m.current, 1);
+    EXPECT_EQ(m.points[0].sharedBytes, 32768);
+    EXPECT_EQ(m.points[1].sharedBytes, 49152);
+    EXPECT_EQ(m.points[2].sharedBytes, 65536);
+    EXPECT_FALSE(m.literal);
+}
+
+// The GEMM sample's num_stages is a literal: the plot says so and its points differ per stage count.
+TEST(SweepPlotModel, GemmLiteralStagesAreEditedPerVariant) {
+    auto an = test::analyzeSample("gemm_relu");
+    ASSERT_TRUE(an && an->ok());
+    const SourceFile& file = an->sources().file(an->compile->file);
+    SweepPlotModel m = buildStageSweep(
+        profile::planSweep(file.name(), file.text(), {stageSweepAxis()}, {}, an->compile.get()),
+        an->numStages());
+    EXPECT_TRUE(m.literal);
+    ASSERT_EQ(m.notes.size(), 1u);
+    ASSERT_EQ(m.points.size(), size_t(kSweepStages));
+    EXPECT_EQ(m.points[2].sharedBytes, an->kernel(0)->budget.totalBytes); // the program's own 3 stages
+    EXPECT_EQ(m.points[0].sharedBytes * 2, m.points[1].sharedBytes);
+}
+
+// Flash attention on sm_90a: 128 threads, 32768 B of shared memory. Shared memory alone allows
+// 233472 / (32768 + 1024) = 6 blocks (not 7: the runtime reserves 1 KB per block, and the SM's capacity
+// counts, not the per-block opt-in limit); with ptxas's 96 registers per thread, 65536 / (4 warps x 3072)
+// = 5, and registers are the limit.
+TEST(BudgetViewModel, FlashAttentionOccupancyNamesTheTrueLimiter) {
+    auto an = test::analyzeSample("flash_attention");
+    ASSERT_TRUE(an && an->ok());
+    BudgetViewModel m = buildBudgetView(*an->kernel(0), an->plan->target);
+    EXPECT_EQ(m.totalBytes, 32768);
+    EXPECT_EQ(m.threads, 128);
+    EXPECT_FALSE(m.occupancy.registersKnown());
+    EXPECT_EQ(m.occupancy.bySharedMemory, 6);
+    EXPECT_EQ(m.occupancy.blocks, 6);
+    EXPECT_EQ(m.occupancy.limiter, OccupancyLimiter::SharedMemory);
+    EXPECT_NE(m.summary().find("6 blocks/SM (limited by shared memory)"), std::string::npos) << m.summary();
+    EXPECT_EQ(m.occupancyLines()[0], "registers: not known before ptxas (open the PTX view, or Run)");
+    // The plan (tilec plan) says the same.
+    EXPECT_EQ(an->kernel(0)->budget.blocksPerSm, 6);
+
+    setBudgetRegisters(m, 96, "ptxas");
+    EXPECT_EQ(m.occupancy.byRegisters, 5);
+    EXPECT_EQ(m.occupancy.blocks, 5);
+    EXPECT_EQ(m.occupancy.limiter, OccupancyLimiter::Registers);
+    EXPECT_NE(m.summary().find("5 blocks/SM (limited by registers: 96 per thread)"), std::string::npos)
+        << m.summary();
+    EXPECT_NE(m.occupancyLines()[0].find("<- the limit"), std::string::npos) << m.occupancyLines()[0];
 }
 
 } // namespace tb::views

@@ -113,19 +113,23 @@ TEST(MeasuredBankColumns, GemmSampleRowsTakeTheirLinesMeasurement) {
 TEST(MeasuredSweep, MeasuredPointsAndFailedVariants) {
     auto an = test::analyzeSample("gemm_transpose");
     ASSERT_TRUE(an && an->ok());
-    SweepPlotModel m = buildStageSweep(*an->kernel(0), an->numStages(), 4);
+    const SourceFile& file = an->sources().file(an->compile->file);
+    SweepPlotModel m = buildStageSweep(
+        profile::planSweep(file.name(), file.text(), {stageSweepAxis(4)}, {}, an->compile.get()),
+        an->numStages());
     ASSERT_EQ(m.points.size(), 4u);
     EXPECT_FALSE(hasMeasurements(m));
     auto [x, y] = m.position(SweepMetric::Time, 1, 0, 0, 600, 300);
     EXPECT_EQ(m.hitTest(SweepMetric::Time, 0, 0, 600, 300, x, y, 1000), -1);
 
-    applySweepMeasurements(m,
-                           {{1, true, 0.04, 50, ""},
-                            {2, true, 0.02, 100, ""},
-                            {3, true, 0.025, 80, ""},
-                            {4, false, 0, 0, "compile error: over the limit [shared-memory-over-limit]"},
-                            {6, true, 0.03, 66, ""}},
-                           "measured on a test GPU");
+    applySweepMeasurements(
+        m,
+        {{1, true, 0.04, 50, ""},
+         {2, true, 0.02, 100, ""},
+         {3, true, 0.025, 80, ""},
+         {4, false, 0, 0, "compile error: over the limit [shared-memory-over-limit]", 300000},
+         {6, true, 0.03, 66, ""}},
+        "measured on a test GPU");
     EXPECT_TRUE(hasMeasurements(m));
     EXPECT_EQ(m.measuredNote, "measured on a test GPU");
     ASSERT_EQ(m.points.size(), 5u); // 6 was added, in order
@@ -134,6 +138,9 @@ TEST(MeasuredSweep, MeasuredPointsAndFailedVariants) {
     EXPECT_DOUBLE_EQ(m.points[1].tflops.value_or(0), 100);
     EXPECT_FALSE(m.points[3].milliseconds.has_value());
     EXPECT_NE(m.points[3].measuredStatus.find("shared-memory-over-limit"), std::string::npos);
+    // The report's bytes replace the plan's on the measured points: plot and Sweep report agree.
+    EXPECT_EQ(m.points[3].sharedBytes, 300000);
+    EXPECT_FALSE(m.points[3].fits);
     EXPECT_DOUBLE_EQ(m.axisMax(SweepMetric::Tflops) >= 100 ? 1 : 0, 1);
     // The fastest point is the lowest on the time plot and can be hit there.
     auto [fx, fy] = m.position(SweepMetric::Time, 1, 0, 0, 600, 300);

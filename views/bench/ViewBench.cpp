@@ -42,7 +42,14 @@ bool buildAllViews(const tb::views::ProgramAnalysis& analysis) {
     auto bank = tb::views::buildBankConflictView(kernel, analysis.sources(), -1);
     auto warp = tb::views::buildWarpPartitionView(kernel, analysis.sources());
     auto budget = tb::views::buildBudgetView(kernel, analysis.plan->target);
-    auto sweep = tb::views::buildStageSweep(kernel, analysis.numStages());
+    // The stage-sweep plot: every num_stages variant compiled (the app does this on a worker thread).
+    tb::profile::SweepPlanOptions so;
+    so.compile.target = analysis.plan->target;
+    const tb::SourceFile& file = analysis.sources().file(analysis.compile->file);
+    auto sweep = tb::views::buildStageSweep(tb::profile::planSweep(file.name(), file.text(),
+                                                                   {tb::views::stageSweepAxis()}, so,
+                                                                   analysis.compile.get()),
+                                            analysis.numStages());
     // The CUDA and Passes docks (PTX and SASS compile later, only while visible, so they are not here).
     tb::GeneratedCuda cuda = tb::generateCudaText(*analysis.compile);
     auto passes = tb::passSnapshots(*analysis.compile);

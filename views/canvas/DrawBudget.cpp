@@ -11,6 +11,10 @@ void drawBudget(const BudgetViewModel& model, BudgetViewState& state) {
     ImGui::TextUnformatted(model.title.c_str());
     ImGui::TextColored(model.overLimit() ? ImVec4(1, 0.4f, 0.4f, 1) : ImGui::GetStyle().Colors[ImGuiCol_Text],
                        "%s", model.summary().c_str());
+    for (const std::string& line : model.occupancyLines())
+        ImGui::TextDisabled("  %s", line.c_str());
+    if (!model.occupancy.registersKnown() && ImGui::SmallButton("ask ptxas for the registers"))
+        state.registersRequested = true;
     state.hover.clear();
     const float label = 150, rowH = 24;
     ImVec2 o = ImGui::GetCursorScreenPos();

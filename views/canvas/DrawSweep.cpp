@@ -18,8 +18,15 @@ void drawSweep(const SweepPlotModel& model, SweepViewState& state) {
     ImGui::SameLine();
     ImGui::RadioButton("TFLOP/s", &metric, int(SweepMetric::Tflops));
     state.metric = SweepMetric(metric);
-    ImGui::Text("%s = 1..%zu (current %lld); click a point to open that variant", model.parameter.c_str(),
-                model.points.size(), static_cast<long long>(model.current));
+    ImGui::Text("%s = 1..%zu (current %lld); click a point to %s", model.parameter.c_str(),
+                model.points.size(), static_cast<long long>(model.current),
+                model.literal ? "edit the literal in the source (Ctrl+Z undoes)" : "open that variant");
+    for (const std::string& note : model.notes)
+        ImGui::TextDisabled("%s", note.c_str());
+    if (model.pending)
+        ImGui::TextDisabled("compiling the variants...");
+    if (!model.error.empty())
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", model.error.c_str());
     bool measured = std::any_of(model.points.begin(), model.points.end(),
                                 [](const SweepPoint& p) { return p.milliseconds.has_value(); });
     if (state.metric != SweepMetric::SharedMemory && !measured)
@@ -101,7 +108,8 @@ void drawSweep(const SweepPlotModel& model, SweepViewState& state) {
         if (int(i) == hit) {
             draw->AddCircle(ImVec2(float(px), float(py)), 10, IM_COL32(255, 255, 0, 255), 0, 2);
             state.hover = model.parameter + "=" + std::to_string(p.value) + ": " +
-                          std::to_string(p.sharedBytes) + " bytes" + (p.fits ? "" : " (over the limit)");
+                          std::to_string(p.sharedBytes) + " bytes" + (p.fits ? "" : " (over the limit)") +
+                          (p.status.empty() ? "" : "; " + p.status);
             if (p.milliseconds) {
                 char buf[96];
                 std::snprintf(buf, sizeof buf, "; %.4g ms, %.3g TFLOP/s", *p.milliseconds,

@@ -45,6 +45,7 @@ void drawWarpPartition(const WarpPartitionViewModel& model, WarpViewState& state
 
 struct BudgetViewState {
     std::string hover;
+    bool registersRequested = false; // the user asked for ptxas's registers (the owner compiles)
 };
 void drawBudget(const BudgetViewModel& model, BudgetViewState& state);
 

@@ -4,7 +4,9 @@
 #include "views/model/SvgWriter.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace tb::views {
 
@@ -12,13 +14,38 @@ std::string BudgetViewModel::summary() const {
     std::string s = std::to_string(totalBytes) + " of " + std::to_string(limitBytes) + " bytes";
     if (limitBytes > 0)
         s += " (" + std::to_string(totalBytes * 100 / limitBytes) + "%)";
-    s += "; " + std::to_string(blocksPerSm) + " blocks/SM";
-    if (blocksPerSm > 0)
-        s +=
-            blocksBySharedMemory <= blocksByThreads ? " (limited by shared memory)" : " (limited by threads)";
+    s += "; " + occupancy.summary();
     if (overLimit())
         s += "; OVER THE LIMIT by " + std::to_string(totalBytes - limitBytes) + " bytes";
     return s;
+}
+
+std::vector<std::string> BudgetViewModel::occupancyLines() const {
+    auto mark = [&](OccupancyLimiter l) {
+        return occupancy.limiter == l && occupancy.blocks > 0 ? "  <- the limit" : "";
+    };
+    std::vector<std::string> lines;
+    lines.push_back(occupancy.registersKnown()
+                        ? "registers: " + std::to_string(occupancy.byRegisters) + " blocks (" +
+                              std::to_string(occupancy.registersPerThread) + " per thread x " +
+                              std::to_string(threads) + " threads, " + registersSource + ")" +
+                              mark(OccupancyLimiter::Registers)
+                        : std::string("registers: not known before ptxas (open the PTX view, or Run)"));
+    lines.push_back("shared memory: " + std::to_string(occupancy.bySharedMemory) + " blocks (" +
+                    std::to_string(occupancy.sharedBytesPerBlock) +
+                    " B per block with the 1 KB reservation, " + std::to_string(target.sharedMemoryPerSm) +
+                    " B per SM)" + mark(OccupancyLimiter::SharedMemory));
+    lines.push_back("threads: " + std::to_string(occupancy.byThreads) + " blocks (" +
+                    std::to_string(threads) + " per block, " + std::to_string(target.maxThreadsPerSm) +
+                    " per SM)" + mark(OccupancyLimiter::Threads));
+    lines.push_back("block limit: " + std::to_string(occupancy.byBlockLimit) + " blocks per SM" +
+                    mark(OccupancyLimiter::BlockLimit));
+    return lines;
+}
+
+void setBudgetRegisters(BudgetViewModel& model, int registersPerThread, std::string source) {
+    model.registersSource = std::move(source);
+    model.occupancy = computeOccupancy(model.target, model.threads, model.totalBytes, registersPerThread);
 }
 
 BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target) {
@@ -28,9 +55,8 @@ BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& 
         "shared memory of " + std::string(kernel.func ? kernel.func->name : "kernel") + " on " + target.name;
     model.limitBytes =
         kernel.budget.limitBytes > 0 ? kernel.budget.limitBytes : target.maxSharedMemoryPerBlock;
-    model.blocksPerSm = kernel.budget.blocksPerSm;
-    model.blocksBySharedMemory = kernel.budget.blocksPerSmBySharedMemory;
-    model.blocksByThreads = kernel.budget.blocksPerSmByThreads;
+    model.threads = std::max<int64_t>(kernel.threads, 1);
+    model.target = target;
     int64_t start = 0;
     int index = 0;
     for (const layout::SharedBufferPlan& b : kernel.sharedBuffers) {
@@ -46,12 +72,14 @@ BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& 
         model.bars.push_back(std::move(bar));
     }
     model.totalBytes = kernel.budget.totalBytes > 0 ? kernel.budget.totalBytes : start;
+    model.occupancy = computeOccupancy(target, model.threads, model.totalBytes);
     return model;
 }
 
 std::string budgetViewToSvg(const BudgetViewModel& model) {
     const double left = 150, width = 560, rowH = 22, top = 54;
-    double height = top + rowH * double(model.bars.size() + 1) + 40;
+    const std::vector<std::string> occupancy = model.occupancyLines();
+    double height = top + rowH * double(model.bars.size() + 1) + 44 + 14 * double(occupancy.size());
     SvgWriter svg(left + width + 40, height);
     Rgba black{0, 0, 0, 255};
     svg.text(10, 20, model.title, 14, black, "start", true);
@@ -76,6 +104,8 @@ std::string budgetViewToSvg(const BudgetViewModel& model) {
     svg.line(limitX, top - 6, limitX, y + rowH + 4, kLimitLine, 2, true);
     svg.text(limitX, y + rowH + 18, model.targetName + " limit " + std::to_string(model.limitBytes), 10,
              kLimitLine, "end");
+    for (size_t i = 0; i < occupancy.size(); ++i)
+        svg.text(10, y + rowH + 36 + 14 * double(i), occupancy[i], 10);
     return svg.str();
 }
 

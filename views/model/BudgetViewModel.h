@@ -1,8 +1,11 @@
 // The shared-memory budget view's model: one bar per shared buffer (bytes per stage x stages), stacked to
-// the kernel's total, against the target's per-block limit line, with the blocks per SM each limit allows.
+// the kernel's total, against the target's per-block limit line, with the blocks per SM each limit allows
+// (engine/target/Occupancy.h: registers once ptxas has reported them, shared memory with the 1 KB per-block
+// reservation against the SM's capacity, threads, the block limit) and the limit that binds.
 #pragma once
 
 #include "engine/layout/plan/LayoutPlan.h"
+#include "engine/target/Occupancy.h"
 #include "engine/target/Target.h"
 #include "views/model/Color.h"
 
@@ -29,15 +32,23 @@ struct BudgetViewModel {
     std::vector<BudgetBar> bars;
     int64_t totalBytes = 0;
     int64_t limitBytes = 0;
-    int64_t blocksPerSm = 0, blocksBySharedMemory = 0, blocksByThreads = 0;
+    int64_t threads = 0;
+    Target target;
+    Occupancy occupancy;
+    std::string registersSource; // where the register count came from ("ptxas, PTX view"); empty: unknown
 
     bool overLimit() const { return limitBytes > 0 && totalBytes > limitBytes; }
     // The scale of the drawing: the larger of the total and the limit.
     int64_t axisBytes() const { return std::max(totalBytes, limitBytes); }
-    std::string summary() const; // "49152 of 232448 bytes (21%); 4 blocks/SM (limited by threads)"
+    // "49152 of 232448 bytes (21%); 4 blocks/SM (limited by shared memory)"
+    std::string summary() const;
+    // One line per limit: "registers: 5 blocks (96 per thread, ptxas)", ..., the binding one marked.
+    std::vector<std::string> occupancyLines() const;
 };
 
 BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target);
+// ptxas's registers per thread for the kernel: occupancy is recomputed with them.
+void setBudgetRegisters(BudgetViewModel& model, int registersPerThread, std::string source);
 std::string budgetViewToSvg(const BudgetViewModel& model);
 
 } // namespace tb::views

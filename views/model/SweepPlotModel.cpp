@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace tb::views {
@@ -75,7 +77,9 @@ void SweepPlotModel::setMeasured(int64_t value, double milliseconds, double tflo
     auto it =
         std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.value == value; });
     if (it == points.end()) {
-        points.push_back({value, 0, true, {}, {}, {}});
+        SweepPoint p;
+        p.value = value;
+        points.push_back(p);
         it = points.end() - 1;
     }
     it->milliseconds = milliseconds;
@@ -90,17 +94,24 @@ void applySweepMeasurements(SweepPlotModel& model, const std::vector<SweepMeasur
         p.measuredStatus.clear();
     }
     for (const SweepMeasurement& m : measurements) {
-        if (m.ran) {
+        if (m.ran)
             model.setMeasured(m.value, m.milliseconds, m.tflops);
-            continue;
-        }
         auto it = std::find_if(model.points.begin(), model.points.end(),
                                [&](const SweepPoint& p) { return p.value == m.value; });
         if (it == model.points.end()) {
-            model.points.push_back({m.value, 0, false, {}, {}, {}});
+            SweepPoint p;
+            p.value = m.value;
+            p.fits = false;
+            model.points.push_back(p);
             it = model.points.end() - 1;
         }
-        it->measuredStatus = m.status.empty() ? "did not run" : m.status;
+        // The bytes the variant's launch used, as the Sweep report prints them.
+        if (m.sharedBytes >= 0) {
+            it->sharedBytes = m.sharedBytes;
+            it->fits = model.limitBytes <= 0 || m.sharedBytes <= model.limitBytes;
+        }
+        if (!m.ran)
+            it->measuredStatus = m.status.empty() ? "did not run" : m.status;
     }
     std::stable_sort(model.points.begin(), model.points.end(),
                      [](const SweepPoint& a, const SweepPoint& b) { return a.value < b.value; });
@@ -112,25 +123,31 @@ bool hasMeasurements(const SweepPlotModel& model) {
                        [](const SweepPoint& p) { return p.milliseconds.has_value(); });
 }
 
-SweepPlotModel buildStageSweep(const layout::KernelPlan& kernel, int64_t current, int64_t maxStages) {
+profile::SweepAxis stageSweepAxis(int last) {
+    profile::SweepAxis axis{"num_stages", {}};
+    for (int s = 1; s <= std::clamp(last, 1, 16); ++s)
+        axis.values.push_back(std::to_string(s));
+    return axis;
+}
+
+SweepPlotModel buildStageSweep(const profile::SweepPlan& plan, int64_t current) {
     SweepPlotModel model;
     model.current = current;
-    model.limitBytes = kernel.budget.limitBytes;
-    int64_t fixed = 0, perStage = 0;
-    for (const layout::SharedBufferPlan& b : kernel.sharedBuffers) {
-        if (b.stages > 1)
-            perStage += b.bytes;
-        else
-            fixed += b.bytes;
-    }
-    // A program without a pipelined copy has nothing that scales: its points are flat, which is the answer.
-    for (int64_t s = 1; s <= std::clamp<int64_t>(maxStages, 1, 16); ++s) {
+    model.notes = plan.notes;
+    model.error = plan.error;
+    for (const profile::PlannedVariant& v : plan.variants) {
+        if (v.params.empty())
+            continue;
+        model.parameter = v.params.front().first;
         SweepPoint p;
-        p.value = s;
-        p.sharedBytes = fixed + perStage * s;
-        p.fits = model.limitBytes <= 0 || p.sharedBytes <= model.limitBytes;
-        model.points.push_back(p);
+        p.value = std::atoll(v.params.front().second.c_str());
+        p.sharedBytes = v.sharedBytes;
+        p.fits = v.fits;
+        p.status = v.compiled ? std::string() : v.message;
+        model.limitBytes = std::max(model.limitBytes, v.limitBytes);
+        model.points.push_back(std::move(p));
     }
+    model.literal = plan.literals.count(model.parameter) > 0;
     return model;
 }
 
@@ -161,7 +178,7 @@ std::string sweepPlotToSvg(const SweepPlotModel& model, SweepMetric metric) {
         Rgba c = p.fits ? kOkGreen : kConflictRed;
         svg.circle(px, py, p.value == model.current ? 7 : 5, c);
         svg.title(model.parameter + "=" + std::to_string(p.value) + ": " + std::to_string(p.sharedBytes) +
-                  " bytes" + (p.fits ? "" : " (does not fit)"));
+                  " bytes" + (p.fits ? "" : " (does not fit)") + (p.status.empty() ? "" : ": " + p.status));
     }
     svg.text(x0 + w / 2, y0 + h + 36, model.parameter, 11, black, "middle");
     return svg.str();

@@ -2,6 +2,7 @@
 #include "engine/layout/plan/PlanPrinter.h"
 
 #include "engine/layout/algebra/FragmentTable.h"
+#include "engine/target/Occupancy.h"
 
 #include <cstdint>
 #include <ostream>
@@ -318,9 +319,9 @@ std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
         printScheduleText(out, k, o);
         const SharedMemoryBudgetPlan& b = k.budget;
         out << "  shared memory: " << b.totalBytes << " of " << b.limitBytes << " bytes per block\n";
-        out << "  blocks per SM: " << b.blocksPerSm << " (shared memory " << b.blocksPerSmBySharedMemory
-            << ", threads " << b.blocksPerSmByThreads << ", block limit " << plan.target.maxBlocksPerSm
-            << ")\n";
+        // The app's budget view prints the same line, with ptxas's registers once it knows them.
+        out << "  blocks per SM: " << computeOccupancy(plan.target, k.threads, b.totalBytes).limitsText()
+            << "\n";
     }
     return out.str();
 }
@@ -433,6 +434,8 @@ void writePlanJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOpti
         json.field("blocksPerSmByThreads", b.blocksPerSmByThreads);
         json.field("blockLimit", plan.target.maxBlocksPerSm);
         json.field("blocksPerSm", b.blocksPerSm);
+        json.field("limiter",
+                   occupancyLimiterName(computeOccupancy(plan.target, k.threads, b.totalBytes).limiter));
         json.endObject();
         json.endObject();
     }

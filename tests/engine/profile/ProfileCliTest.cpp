@@ -213,6 +213,28 @@ TEST(ProfileCli, SweepTileProgram) {
     EXPECT_NE(json.output.find("\"status\": \"ran\""), std::string::npos) << json.output;
 }
 
+// A swept name that is a literal of the program, not a jit parameter (the GEMM sample's
+// T.Pipelined(..., num_stages=3)), is edited in each variant: the variants differ, and no variant gets an
+// override that changes nothing.
+TEST(ProfileCli, SweepEditsALiteral) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/02_gemm_relu.py";
+    test::CommandResult r = test::runCommand(tilec("sweep " + sample +
+                                                   " -p M=256 -p N=256 -p K=256 -p num_stages=1..2 --fake "
+                                                   "--no-ceilings --repeat 3"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(
+        r.output.find("note: num_stages is not a jit parameter but the literal num_stages=3 at line 33: "
+                      "each variant edits it"),
+        std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("every variant is the same"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("unused-override"), std::string::npos) << r.output;
+    // 32768 bytes of A and B tiles per stage (128 x 64 and 64 x 128 fp16).
+    EXPECT_NE(r.output.find(" 32768 "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(" 65536 "), std::string::npos) << r.output;
+}
+
 // tilec profile FILE.py places the SASS records on tile-program lines (the generated unit's line map).
 TEST(ProfileCli, ProfileTileProgramHasTileLines) {
     REQUIRE_NVRTC();
