@@ -312,12 +312,8 @@ std::optional<ir::PrimFunc> Interpreter::traceEager(const std::shared_ptr<Functi
     return pf;
 }
 
-bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOptions& options) {
-    m_options = &options;
-    m_spec = &m_out.specialization;
-    m_globals->vars["__name__"] = Value::str("__main__");
-
-    // 1. Host code, leniently.
+// 1. Host code, leniently: the module body, then main() unless a kernel call was already recorded.
+void Interpreter::runHostCode(const ast::Module& module) {
     m_hostMode = true;
     ++m_quiet;
     execBlock(module.body);
@@ -339,10 +335,12 @@ bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOpti
     m_callDepth = 0;
     m_depth = 0;
     m_env = m_globals;
+}
 
-    SourceRange fileStart = SourceRange::make(module.file, 0, 0);
-
-    // 2. The entry.
+// 2. The entry: ElaborateOptions::entry, else the recorded callee, else the first jit function, else the
+// first module-level @T.prim_func. Null after a diagnostic.
+std::shared_ptr<FunctionData> Interpreter::chooseEntry(const ElaborateOptions& options,
+                                                       SourceRange fileStart) {
     std::shared_ptr<FunctionData> entry;
     if (!options.entry.empty()) {
         auto it = m_globals->vars.find(options.entry);
@@ -353,39 +351,31 @@ bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOpti
             for (const auto& fn : m_definedKernels)
                 names.push_back(fn->name);
             std::string best = closestName(options.entry, names);
+            std::string defined;
+            for (size_t k = 0; k < names.size(); ++k)
+                defined += (k ? ", " : "") + names[k];
             m_diagnostics.error("no-kernel", fileStart,
                                 "no @tilelang.jit function or @T.prim_func named '" + options.entry + "'",
-                                best.empty() ? "the module defines: " +
-                                                   [&] {
-                                                       std::string s;
-                                                       for (size_t k = 0; k < names.size(); ++k)
-                                                           s += (k ? ", " : "") + names[k];
-                                                       return s.empty() ? std::string("none") : s;
-                                                   }()
+                                best.empty() ? "the module defines: " + (defined.empty() ? "none" : defined)
                                              : "did you mean '" + best + "'?");
-            return false;
+            return nullptr;
         }
-    } else if (m_recorded && m_recorded->fn) {
-        entry = m_recorded->fn;
-    } else {
-        for (const auto& fn : m_definedKernels)
-            if (fn->isJit) {
-                entry = fn;
-                break;
-            }
-        if (!entry && !m_definedKernels.empty())
-            entry = m_definedKernels.front();
+        return entry;
     }
-    if (!entry) {
-        m_diagnostics.error(
-            "no-kernel", fileStart, "no @tilelang.jit function or @T.prim_func found",
-            "decorate the kernel with @tilelang.jit (returning a @T.prim_func) or @T.prim_func");
-        return false;
-    }
-    bool fromRecorded = m_recorded && m_recorded->fn == entry;
+    if (m_recorded && m_recorded->fn)
+        return m_recorded->fn;
+    for (const auto& fn : m_definedKernels)
+        if (fn->isJit)
+            return fn;
+    if (!m_definedKernels.empty())
+        return m_definedKernels.front();
+    m_diagnostics.error("no-kernel", fileStart, "no @tilelang.jit function or @T.prim_func found",
+                        "decorate the kernel with @tilelang.jit (returning a @T.prim_func) or @T.prim_func");
+    return nullptr;
+}
 
-    // Overrides, each parsed as a Python expression and evaluated in the module scope.
-    std::set<std::string> usedOverrides;
+// Overrides, each parsed as a Python expression and evaluated in the module scope.
+bool Interpreter::evaluateOverrides(const ElaborateOptions& options, SourceRange fileStart) {
     for (const auto& [name, text] : options.overrides) {
         SourceManager local;
         FileId file = local.addFile("<-p " + name + ">", text);
@@ -408,100 +398,130 @@ bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOpti
         }
         m_overrideValues[name] = v;
     }
+    return true;
+}
+
+// 3. The jit parameters, into env: override > module call > the def's default; each is recorded with its
+// origin. Tensor parameters of an eager body (annotated) are bound later by their annotations. Returns
+// false when a parameter has no value (after a diagnostic).
+bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
+                                    const std::map<std::string, std::vector<std::string>>& annotated,
+                                    Env* env, std::set<std::string>& usedOverrides) {
+    bool fromRecorded = m_recorded && m_recorded->fn == entry;
+    const std::vector<ast::Param>& params = *entry->params;
+    bool missing = false;
+    size_t positional = 0;
+    for (size_t k = 0; k < params.size(); ++k) {
+        const ast::Param& p = params[k];
+        if (p.kind == ast::ParamKind::VarArgs) {
+            env->vars[p.name] = Value::tuple({});
+            continue;
+        }
+        if (p.kind == ast::ParamKind::VarKeywords) {
+            env->vars[p.name] = Value::dictionary();
+            continue;
+        }
+        size_t position = p.kind == ast::ParamKind::Positional ? positional++ : SIZE_MAX;
+        if (annotated.count(p.name)) {
+            env->vars[p.name] = Value::none(); // a tensor: bound by its annotation in the body
+            continue;
+        }
+        ir::SpecializationParam sp;
+        sp.name = p.name;
+        sp.range = p.range;
+        std::optional<Value> value;
+        if (auto it = m_overrideValues.find(p.name); it != m_overrideValues.end()) {
+            value = it->second;
+            sp.origin = ir::ParamOrigin::Override;
+            usedOverrides.insert(p.name);
+        }
+        if (!value && fromRecorded) {
+            const CallArgs& call = m_recorded->args;
+            if (position < call.positional.size() && !call.positional[position].isInert())
+                value = call.positional[position];
+            for (auto& [kw, val] : call.keywords)
+                if (kw == p.name && !val.isInert())
+                    value = val;
+            if (value)
+                sp.origin = ir::ParamOrigin::ModuleCall;
+        }
+        if (!value && k < entry->defaults.size() && entry->defaults[k] && !entry->defaults[k]->isInert()) {
+            value = *entry->defaults[k];
+            sp.origin = ir::ParamOrigin::Default;
+        }
+        if (!value) {
+            sp.origin = ir::ParamOrigin::Required;
+            m_out.specialization.push_back(sp);
+            m_diagnostics.error("missing-parameter", p.range,
+                                "parameter '" + p.name + "' of '" + entry->name + "' has no value",
+                                "pass -p " + p.name + "=VALUE");
+            missing = true;
+            continue;
+        }
+        describeParam(*value, sp);
+        m_out.specialization.push_back(sp);
+        env->vars[p.name] = *value;
+    }
+    return !missing;
+}
+
+// 4. The kernel of a jit function: run the body (lazy style: it returns a @T.prim_func, which is traced
+// with tensor parameters from its annotations) or trace the body itself (eager style). Returns false when
+// elaboration stops before the kernel exists; `func` stays empty when tracing failed.
+bool Interpreter::elaborateJit(const std::shared_ptr<FunctionData>& entry,
+                               std::set<std::string>& usedOverrides, size_t errorsBefore,
+                               std::optional<ir::PrimFunc>& func) {
+    bool eager = containsWith(entry->def->body);
+    auto annotated =
+        eager ? eagerAnnotations(entry->def->body) : std::map<std::string, std::vector<std::string>>{};
+    Env* env = newEnv(entry->closure);
+    env->captured = true;
+    if (!bindJitParameters(entry, annotated, env, usedOverrides))
+        return false;
+    if (eager) {
+        func = traceEager(entry, env);
+        return true;
+    }
+    Env* saved = m_env;
+    m_env = env;
+    ++m_callDepth;
+    Flow flow = execBlock(entry->def->body);
+    --m_callDepth;
+    m_env = saved;
+    Value result = flow == Flow::Return ? m_returnValue : Value::none();
+    m_returnValue = Value::none();
+    if (result.isPoison() || m_aborted)
+        return false;
+    if (result.kind != ValueKind::Function) {
+        if (m_diagnostics.errorCount() == errorsBefore)
+            m_diagnostics.error(
+                "no-kernel", entry->range,
+                "jit function '" + entry->name + "' returned " + typeName(result) + ", not a @T.prim_func",
+                "return the inner @T.prim_func, or write the kernel in the jit body (eager style)");
+        return false;
+    }
+    func = tracePrimFunc(result.fn, entry->outIdx.get());
+    return true;
+}
+
+bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOptions& options) {
+    m_options = &options;
+    m_spec = &m_out.specialization;
+    m_globals->vars["__name__"] = Value::str("__main__");
+    runHostCode(module);
+
+    SourceRange fileStart = SourceRange::make(module.file, 0, 0);
+    std::shared_ptr<FunctionData> entry = chooseEntry(options, fileStart);
+    if (!entry || !evaluateOverrides(options, fileStart))
+        return false;
 
     m_out.jitFunction = entry->isJit ? entry->name : std::string();
     size_t errorsBefore = m_diagnostics.errorCount();
+    std::set<std::string> usedOverrides;
     std::optional<ir::PrimFunc> func;
     if (entry->isJit && entry->def) {
-        // 3. Parameters.
-        bool eager = containsWith(entry->def->body);
-        auto annotated =
-            eager ? eagerAnnotations(entry->def->body) : std::map<std::string, std::vector<std::string>>{};
-        Env* env = newEnv(entry->closure);
-        env->captured = true;
-        const std::vector<ast::Param>& params = *entry->params;
-        bool missing = false;
-        size_t positional = 0;
-        for (size_t k = 0; k < params.size(); ++k) {
-            const ast::Param& p = params[k];
-            if (p.kind == ast::ParamKind::VarArgs) {
-                env->vars[p.name] = Value::tuple({});
-                continue;
-            }
-            if (p.kind == ast::ParamKind::VarKeywords) {
-                env->vars[p.name] = Value::dictionary();
-                continue;
-            }
-            size_t position = p.kind == ast::ParamKind::Positional ? positional++ : SIZE_MAX;
-            if (annotated.count(p.name)) {
-                env->vars[p.name] = Value::none(); // a tensor: bound by its annotation in the body
-                continue;
-            }
-            ir::SpecializationParam sp;
-            sp.name = p.name;
-            sp.range = p.range;
-            std::optional<Value> value;
-            if (auto it = m_overrideValues.find(p.name); it != m_overrideValues.end()) {
-                value = it->second;
-                sp.origin = ir::ParamOrigin::Override;
-                usedOverrides.insert(p.name);
-            }
-            if (!value && fromRecorded) {
-                const CallArgs& call = m_recorded->args;
-                if (position < call.positional.size() && !call.positional[position].isInert())
-                    value = call.positional[position];
-                for (auto& [kw, val] : call.keywords)
-                    if (kw == p.name && !val.isInert())
-                        value = val;
-                if (value)
-                    sp.origin = ir::ParamOrigin::ModuleCall;
-            }
-            if (!value && k < entry->defaults.size() && entry->defaults[k] &&
-                !entry->defaults[k]->isInert()) {
-                value = *entry->defaults[k];
-                sp.origin = ir::ParamOrigin::Default;
-            }
-            if (!value) {
-                sp.origin = ir::ParamOrigin::Required;
-                m_out.specialization.push_back(sp);
-                m_diagnostics.error("missing-parameter", p.range,
-                                    "parameter '" + p.name + "' of '" + entry->name + "' has no value",
-                                    "pass -p " + p.name + "=VALUE");
-                missing = true;
-                continue;
-            }
-            describeParam(*value, sp);
-            m_out.specialization.push_back(sp);
-            env->vars[p.name] = *value;
-        }
-        if (missing)
+        if (!elaborateJit(entry, usedOverrides, errorsBefore, func))
             return false;
-
-        // 4. The body.
-        if (eager) {
-            func = traceEager(entry, env);
-        } else {
-            Env* saved = m_env;
-            m_env = env;
-            ++m_callDepth;
-            Flow flow = execBlock(entry->def->body);
-            --m_callDepth;
-            m_env = saved;
-            Value result = flow == Flow::Return ? m_returnValue : Value::none();
-            m_returnValue = Value::none();
-            if (result.isPoison() || m_aborted)
-                return false;
-            if (result.kind != ValueKind::Function) {
-                if (m_diagnostics.errorCount() == errorsBefore)
-                    m_diagnostics.error(
-                        "no-kernel", entry->range,
-                        "jit function '" + entry->name + "' returned " + typeName(result) +
-                            ", not a @T.prim_func",
-                        "return the inner @T.prim_func, or write the kernel in the jit body (eager style)");
-                return false;
-            }
-            func = tracePrimFunc(result.fn, entry->outIdx.get());
-        }
     } else {
         Value outIdx = Value::none();
         if (m_compileOutIdx && m_compileOutIdx->first == entry)

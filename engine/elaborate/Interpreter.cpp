@@ -1,5 +1,5 @@
 // The interpreter core: scopes and name lookup, expression evaluation, statements, function calls and
-// argument binding. Arithmetic lives in Operators.cpp, library functions in Builtins.cpp/TileOps.cpp.
+// argument binding. Arithmetic lives in Operators.cpp, primitives in the family files of Primitives.h.
 #include "engine/elaborate/Interpreter.h"
 
 #include <algorithm>

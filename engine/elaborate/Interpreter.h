@@ -5,8 +5,10 @@
 //   - compile-time code (the jit function body, helpers, asserts): strict Python semantics, diagnostics;
 //   - kernel code (a traced @T.prim_func, eager jit body, @T.macro bodies): the same evaluator, but tile
 //     calls emit IR statements into the innermost open statement list and run-time values are ir::Expr.
-// Interpreter.cpp holds scopes, statements and calls; Operators.cpp the arithmetic; Builtins.cpp the
-// Python builtins and host libraries; TileOps.cpp the TileLang kernel calls; Elaborator.cpp the driver.
+// Interpreter.cpp holds scopes, statements and calls; Operators.cpp the arithmetic; Builtins.cpp argument
+// binding and module attributes; TileBuffers.cpp and TileLoops.cpp buffers, element access, kernel scopes
+// and tile loops; the primitives (TileLang's kernel calls, Python builtins, host libraries) are one handler
+// each in the family files listed in Primitives.h; Elaborator.cpp is the driver.
 #pragma once
 
 #include "engine/elaborate/Elaborator.h"
@@ -131,7 +133,7 @@ public:
     ir::ExprPtr castTo(ir::ExprPtr e, ir::DType t);
     Value symbolicBinary(ir::BinaryOp op, const Value& a, const Value& b, SourceRange range);
 
-    // --- builtins (Builtins.cpp, TileOps.cpp) -------------------------------------------------
+    // --- builtins (Builtins.cpp; the primitive tables in PrimitiveTable.cpp) -----------------------
     Value callBuiltin(const Value& fn, CallArgs& args, SourceRange range);
     Value namespaceAttr(const std::string& path, const std::string& attr, SourceRange range,
                         const std::string& shownBase);
@@ -142,7 +144,7 @@ public:
     Value callHostBuiltin(const std::string& name, const Value* self, CallArgs& args, SourceRange range,
                           bool& handled);
 
-    // --- kernel code (TileOps.cpp) ------------------------------------------------------------
+    // --- kernel code (TileLoops.cpp, TileBuffers.cpp) ------------------------------------------
     bool tracing() const { return m_trace != nullptr; }
     bool inKernel() const { return m_trace && !m_trace->kernels.empty(); }
     void emit(ir::StmtPtr s);
@@ -217,6 +219,15 @@ private:
     Flow execAssert(const ast::Stmt& s);
     void compGenerators(const ast::Expr& e, size_t level, std::vector<Value>& out);
     bool bindParams(const std::shared_ptr<FunctionData>& fn, CallArgs& args, Env* env, SourceRange range);
+    // The steps of elaborateModule (Elaborator.cpp).
+    void runHostCode(const ast::Module& module);
+    std::shared_ptr<FunctionData> chooseEntry(const ElaborateOptions& options, SourceRange fileStart);
+    bool evaluateOverrides(const ElaborateOptions& options, SourceRange fileStart);
+    bool bindJitParameters(const std::shared_ptr<FunctionData>& entry,
+                           const std::map<std::string, std::vector<std::string>>& annotated, Env* env,
+                           std::set<std::string>& usedOverrides);
+    bool elaborateJit(const std::shared_ptr<FunctionData>& entry, std::set<std::string>& usedOverrides,
+                      size_t errorsBefore, std::optional<ir::PrimFunc>& func);
 };
 
 // Attribute names of `T` (tilelang.language) and of tilelang.layout that TileBench implements, and the

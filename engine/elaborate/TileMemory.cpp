@@ -1,0 +1,235 @@
+// TileLang's memory vocabulary: allocations in shared memory, register fragments, local and global memory
+// (T.alloc_shared, T.alloc_fragment, T.alloc_local, T.alloc_global, T.alloc_var), and the tile data
+// movement operations T.copy (in all its region and corner forms), T.fill / T.clear and T.atomic_add.
+#include "engine/elaborate/Primitives.h"
+#include "engine/elaborate/TileOperands.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tb::elab {
+
+namespace {
+
+Value allocation(Interpreter& in, PrimitiveCall& call) {
+    auto& args = call.args;
+    SourceRange range = call.range;
+    const std::string& op = call.op;
+    BoundArgs b;
+    if (!in.bind(op == "alloc_shared" ? "T.alloc_shared(shape, dtype, scope=shared.dyn)"
+                                      : (std::string("T.") + op + "(shape, dtype, scope=None)").c_str(),
+                 args, b))
+        return Value::poison();
+    if (!in.requireKernel("T." + op, range))
+        return Value::poison();
+    ir::MemoryScope scope = op == "alloc_shared"     ? ir::MemoryScope::Shared
+                            : op == "alloc_fragment" ? ir::MemoryScope::Fragment
+                            : op == "alloc_local"    ? ir::MemoryScope::Local
+                                                     : ir::MemoryScope::Global;
+    if (b.given[2] && b[2].kind == ValueKind::Str) {
+        const std::string& s = b[2].s;
+        if (s == "shared" || s == "shared.dyn")
+            scope = ir::MemoryScope::Shared;
+        else if (s == "local.fragment")
+            scope = ir::MemoryScope::Fragment;
+        else if (s == "local")
+            scope = ir::MemoryScope::Local;
+        else if (s == "local.var")
+            scope = ir::MemoryScope::LocalVar;
+        else if (s == "global")
+            scope = ir::MemoryScope::Global;
+        else
+            return in.error("unsupported-construct", b.at(2), "memory scope '" + s + "' is not supported");
+    }
+    return in.allocate(scope, b[0], b[1], range, b.at(0));
+}
+
+Value allocVar(Interpreter& in, PrimitiveCall& call) {
+    auto& args = call.args;
+    SourceRange range = call.range;
+    BoundArgs b;
+    if (!in.bind("T.alloc_var(dtype, init=None, scope=local.var)", args, b))
+        return Value::poison();
+    if (!in.requireKernel("T.alloc_var", range))
+        return Value::poison();
+    Value buf = in.allocate(ir::MemoryScope::LocalVar, Value::integer(1), b[0], range, range);
+    if (buf.kind == ValueKind::Buffer && b.given[1] && b[1].kind != ValueKind::None) {
+        ir::ExprPtr init = in.toExpr(b[1], b.at(1), "the initial value");
+        if (!init)
+            return Value::poison();
+        buf.buffer->initValue = in.castTo(init, buf.buffer->dtype);
+    }
+    return buf;
+}
+
+Value tileCopy(Interpreter& in, PrimitiveCall& call) {
+    auto& args = call.args;
+    SourceRange range = call.range;
+    BoundArgs b;
+    if (!in.bind("T.copy(src, dst, coalesced_width=None, disable_tma=False, eviction_policy=None, "
+                 "annotations=None, "
+                 "loop_layout=None, prefer_instruction=None)",
+                 args, b))
+        return Value::poison();
+    if (!in.requireKernel("T.copy", range))
+        return Value::poison();
+    auto src = resolveOperand(in, b[0], b.at(0), "the T.copy source", true);
+    auto dst = resolveOperand(in, b[1], b.at(1), "the T.copy destination", true);
+    if (!src || !dst)
+        return Value::poison();
+    if (src->corner && dst->corner) {
+        // Two elements: a plain store.
+        auto s = ir::makeStmt(ir::StmtKind::Store, range);
+        s->buffer = dst->buffer;
+        s->indices = dst->mins;
+        s->value = in.castTo(ir::makeLoad(src->buffer, src->mins, b.at(0)), dst->buffer->dtype);
+        in.emit(s);
+        return Value::none();
+    }
+    if (src->corner && !fillCorner(in, *src, *dst, range))
+        return Value::poison();
+    if (dst->corner && !fillCorner(in, *dst, *src, range))
+        return Value::poison();
+    std::vector<ir::ExprPtr> a = nonUnit(src->extents), c = nonUnit(dst->extents);
+    bool mismatch = a.size() != c.size();
+    for (size_t k = 0; !mismatch && k < a.size(); ++k)
+        mismatch = differ(a[k], c[k]);
+    bool bothFragments =
+        src->buffer->scope == ir::MemoryScope::Fragment && dst->buffer->scope == ir::MemoryScope::Fragment;
+    if (mismatch && bothFragments)
+        return in.error(
+            "copy-fragment-shape", range,
+            "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                shapeText(src->extents) + " but '" + dst->buffer->name + "' is " + shapeText(dst->extents),
+            "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
+    if (mismatch)
+        return in.error("copy-extent-mismatch", range,
+                        "T.copy extents do not match: the source '" + src->buffer->name +
+                            "' region has shape " + shapeText(src->extents) + " but the destination '" +
+                            dst->buffer->name + "' region has shape " + shapeText(dst->extents),
+                        "the non-unit extents of both sides must agree in order; slice the larger side");
+    if (!regionInBounds(in, *src, "T.copy") || !regionInBounds(in, *dst, "T.copy"))
+        return Value::poison();
+    if (src->buffer->scope == ir::MemoryScope::Fragment && dst->buffer->scope == ir::MemoryScope::Fragment) {
+        bool same = src->buffer->rank() == dst->buffer->rank();
+        for (size_t d = 0; same && d < src->buffer->rank(); ++d)
+            same = !differ(src->buffer->shape[d], dst->buffer->shape[d]);
+        if (!same)
+            return in.error(
+                "copy-fragment-shape", range,
+                "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                    shapeText(src->buffer->shape) + " but '" + dst->buffer->name + "' is " +
+                    shapeText(dst->buffer->shape),
+                "fragments are distributed over the threads by shape; copy through a shared buffer");
+    }
+    auto s = ir::makeStmt(ir::StmtKind::Copy, range);
+    s->src = src->region();
+    s->dst = dst->region();
+    s->disableTma = b.given[3] && in.truth(b[3]).value_or(false);
+    if (b.given[4] && b[4].kind != ValueKind::None) {
+        std::optional<ir::EvictionPolicy> policy;
+        for (ir::EvictionPolicy p :
+             {ir::EvictionPolicy::Normal, ir::EvictionPolicy::First, ir::EvictionPolicy::Last})
+            if (b[4].kind == ValueKind::Str && b[4].s == ir::evictionPolicyName(p))
+                policy = p;
+        if (!policy)
+            return in.error("value-error", b.at(4),
+                            "eviction_policy must be \"evict_first\", \"evict_last\" or \"evict_normal\"",
+                            "evict_last keeps data that a later loop reads again in L2; evict_first streams "
+                            "data read or written once past it");
+        s->evictionPolicy = *policy;
+        if (s->evictionPolicy != ir::EvictionPolicy::Normal &&
+            s->src.buffer->scope != ir::MemoryScope::Global &&
+            s->dst.buffer->scope != ir::MemoryScope::Global)
+            in.m_diagnostics.warning("eviction-policy-unused", b.at(4),
+                                     "eviction_policy has no effect on a copy with no global side",
+                                     "it steers how long global lines stay in L2; drop it here");
+    }
+    in.emit(s);
+    return Value::none();
+}
+
+Value fillOrClear(Interpreter& in, PrimitiveCall& call) {
+    auto& args = call.args;
+    SourceRange range = call.range;
+    const std::string& op = call.op;
+    BoundArgs b;
+    if (!in.bind(op == "fill" ? "T.fill(buffer, value)" : "T.clear(buffer)", args, b))
+        return Value::poison();
+    if (!in.requireKernel("T." + op, range))
+        return Value::poison();
+    auto dst = resolveOperand(in, b[0], b.at(0), "the T." + op + " target", true);
+    if (!dst)
+        return Value::poison();
+    if (dst->corner)
+        dst->extents.assign(dst->mins.size(), ir::makeInt(1, ir::DType::Int32, range));
+    ir::ExprPtr v =
+        op == "fill" ? in.toExpr(b[1], b.at(1), "the fill value") : ir::makeInt(0, ir::DType::Int32, range);
+    if (!v)
+        return Value::poison();
+    auto s = ir::makeStmt(ir::StmtKind::Fill, range);
+    s->dst = dst->region();
+    s->value = in.castTo(v, dst->buffer->dtype);
+    in.emit(s);
+    return Value::none();
+}
+
+Value atomicAdd(Interpreter& in, PrimitiveCall& call) {
+    auto& args = call.args;
+    SourceRange range = call.range;
+    BoundArgs b;
+    if (!in.bind("T.atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False)", args, b))
+        return Value::poison();
+    if (!in.requireKernel("T.atomic_add", range))
+        return Value::poison();
+    auto dst = resolveOperand(in, b[0], b.at(0), "the T.atomic_add destination", true);
+    if (!dst)
+        return Value::poison();
+    auto s = ir::makeStmt(ir::StmtKind::AtomicAdd, range);
+    bool valueIsTile = b[1].kind == ValueKind::Buffer || b[1].kind == ValueKind::Region;
+    if (dst->corner && !valueIsTile) {
+        dst->extents.assign(dst->mins.size(), ir::makeInt(1, ir::DType::Int32, range));
+        ir::ExprPtr v = in.toExpr(b[1], b.at(1), "the added value");
+        if (!v)
+            return Value::poison();
+        s->dst = dst->region();
+        s->value = in.castTo(v, dst->buffer->dtype);
+        in.emit(s);
+        return Value::none();
+    }
+    auto src = resolveOperand(in, b[1], b.at(1), "the T.atomic_add value", true);
+    if (!src)
+        return Value::poison();
+    if (src->corner && !fillCorner(in, *src, *dst, range))
+        return Value::poison();
+    if (dst->corner && !fillCorner(in, *dst, *src, range))
+        return Value::poison();
+    std::vector<ir::ExprPtr> a = nonUnit(src->extents), c = nonUnit(dst->extents);
+    bool mismatch = a.size() != c.size();
+    for (size_t k = 0; !mismatch && k < a.size(); ++k)
+        mismatch = differ(a[k], c[k]);
+    if (mismatch)
+        return in.error("copy-extent-mismatch", range,
+                        "T.atomic_add extents do not match: the value '" + src->buffer->name +
+                            "' has shape " + shapeText(src->extents) + " but the destination '" +
+                            dst->buffer->name + "' region has shape " + shapeText(dst->extents));
+    s->src = src->region();
+    s->dst = dst->region();
+    in.emit(s);
+    return Value::none();
+}
+
+} // namespace
+
+std::span<const PrimitiveRow> memoryPrimitives() {
+    static const PrimitiveRow rows[] = {
+        {"alloc_shared", allocation}, {"alloc_fragment", allocation}, {"alloc_local", allocation},
+        {"alloc_global", allocation}, {"alloc_var", allocVar},        {"copy", tileCopy},
+        {"fill", fillOrClear},        {"clear", fillOrClear},         {"atomic_add", atomicAdd},
+    };
+    return rows;
+}
+
+} // namespace tb::elab
