@@ -6,11 +6,19 @@
 # build-gpu/gpu-check-logs.
 #
 #   bash scripts/gpu-check.sh            # from the repository root, on the H200 test machine
+#   SECTIONS="build tests samples" bash scripts/gpu-check.sh   # only these sections (default: all)
 #   SKIP_BUILD=1 bash scripts/gpu-check.sh   # reuse build-gpu
 #   SKIP_BUILD=1 BUILD=build-carry QUICK=1 bash scripts/gpu-check.sh
-#       # binaries built on Debian 12 and carried (the GPU machine has no GoogleTest); QUICK skips
-#       # racecheck and the long benchmarks
+#       # binaries built on Debian 12 and carried; QUICK skips racecheck and the long benchmarks
+#
+# The build is from source with the machine's own compiler. That machine has no GoogleTest and no package
+# manager: run scripts/carry-googletest.sh here first, and name .gpucarry in the device run's carry, so that
+# tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
+#
+# Sections: build tests hopper-tests samples sanitize wavefront bench hopper-bench hopper-sweep bigrun edit torch.
 set -uo pipefail
+SECTIONS=" ${SECTIONS:-all} "
+want() { [[ "$SECTIONS" == *" all "* || "$SECTIONS" == *" $1 "* ]]; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build-gpu}"
@@ -26,11 +34,11 @@ step() { echo; echo "== $*"; }
 step "machine"
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1; nvcc --version 2>&1 | tail -1; } | tee "$LOGS/machine.log"
 
-if [[ "${SKIP_BUILD:-0}" != "1" ]]; then
-    step "build (headless)"
+if [[ "${SKIP_BUILD:-0}" != "1" ]] && want build; then
+    step "build (headless, from source: $(c++ --version | head -1))"
     if cmake -S "$ROOT" -B "$BUILD" -G Ninja -DTILEBENCH_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
         ninja -C "$BUILD" >>"$LOGS/build.log" 2>&1; then
-        row "build" "ok"
+        row "build" "ok ($(grep -c 'warning:' "$LOGS/build.log") warnings; $(c++ -dumpfullversion 2>/dev/null || echo '?'))"
     else
         row "build" "FAILED (see build.log)"
         tail -30 "$LOGS/build.log"
@@ -43,6 +51,7 @@ PROFILE="$BUILD/tests/engine/profile/tilec-profile"
 export TILEBENCH_RUNNER="$RUNNER"
 export TILEBENCH_CACHE_DIR="$LOGS/cache"
 
+if want tests; then
 step "GPU tests"
 for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/run/tests_run" \
     "$BUILD/tests/engine/profile/tests_profile"; do
@@ -54,7 +63,9 @@ for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/run/tests_run"
         grep -E '^\[  FAILED|Failure' "$LOGS/$(basename "$t").log" | head -20
     fi
 done
+fi
 
+if want hopper-tests; then
 # ---- Hopper device side (branch hopper-device): the sm_90a primitives, tensor maps, reference kernels ----
 step "Hopper device side: tests_hopper (TMA copy, wgmma GEMM vs CPU reference), sanitizers on the kernels"
 HOPPER_TESTS="$BUILD/tests/engine/hopper/tests_hopper"
@@ -84,7 +95,9 @@ if command -v compute-sanitizer >/dev/null; then
     done
 fi
 # ---- end of the Hopper device side ----
+fi
 
+if want samples; then
 step "samples on the GPU (tilec run --gpu, checked against the CPU executor)"
 for sample in "$ROOT"/samples/*.py; do
     name=$(basename "$sample" .py)
@@ -94,7 +107,9 @@ for sample in "$ROOT"/samples/*.py; do
         row "run --gpu $name" "FAILED (see run-$name.log): $(tail -1 "$LOGS/run-$name.log" | cut -c1-80)"
     fi
 done
+fi
 
+if want sanitize; then
 step "compute-sanitizer"
 if command -v compute-sanitizer >/dev/null; then
     tools="memcheck racecheck"
@@ -126,7 +141,9 @@ if command -v compute-sanitizer >/dev/null; then
 else
     row "compute-sanitizer" "not installed: skipped"
 fi
+fi
 
+if want wavefront; then
 step "static versus measured shared-memory wavefronts (tilec profile --json, scripts/wavefront-agreement.py)"
 mkdir -p "$LOGS/profiles"
 for sample in "$ROOT"/samples/*.py; do
@@ -145,6 +162,7 @@ for async in 1 0; do
 done
 python3 "$ROOT/scripts/ldgsts-contention.py" "$LOGS/profiles/ldgsts-contention-1.json" \
     "$LOGS/profiles/ldgsts-contention-0.json" | tee "$LOGS/ldgsts-contention.txt" || true
+fi
 
 if [[ "${QUICK:-0}" == "1" ]]; then
     step "summary"
@@ -152,7 +170,6 @@ if [[ "${QUICK:-0}" == "1" ]]; then
     exit 0
 fi
 
-step "benchmarks"
 bench() { # name, then tilec-profile arguments
     local name="$1"; shift
     "$PROFILE" bench "$@" --flush-l2 --repeat 20 >"$LOGS/bench-$name.log" 2>&1
@@ -163,6 +180,8 @@ bench() { # name, then tilec-profile arguments
     ratio=$(grep -m1 '^vs cuBLAS' "$LOGS/bench-$name.log" | grep -o 'ratio [0-9.]*')
     row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
 }
+if want bench; then
+step "benchmarks"
 # The acceptance subjects: the samples as written (GEMM+ReLU against cuBLAS, timed alternately in 3 rounds;
 # RMSNorm+SiLU against the copy bandwidth and, below, eager PyTorch at the same shape).
 bench gemm-relu-4096 "$ROOT/samples/02_gemm_relu.py" -p M=4096 -p N=4096 -p K=4096 --vs cublas
@@ -171,6 +190,9 @@ bench copy-1GiB "$KERNELS/copy.cu"
 for c in 512 1024; do
     bench "rmsnorm-silu-sample-C$c" "$ROOT/samples/05_rmsnorm_silu.py" -p M=262144 -p C=$c
 done
+fi
+if want hopper-bench; then
+step "Hopper reference kernels"
 # ---- Hopper device side (branch hopper-device): the hand-written Hopper GEMM vs cuBLAS (alternating
 # rounds), the bf16 variant (cuBLAS is timed in fp16: same tensor-core rate), a stage/group sweep, the TMA copy
 # against copy.cu's bandwidth, and a 268 MB result back through tilec run --gpu (issue 15 item 6) ----
@@ -181,10 +203,16 @@ bench hopper-gemm-bf16-8192 "$KERNELS/gemm_tma_wgmma.cu" -p DTYPE=bf16 -p M=8192
 bench hopper-gemm-f16-8192-cluster2 "$KERNELS/gemm_tma_wgmma.cu" -p CLUSTER=2 -p M=8192 -p N=8192 -p K=8192 \
     --vs cublas --rounds 5
 bench hopper-copy-tma "$KERNELS/copy_tma.cu"
+fi
+if want hopper-sweep; then
+step "Hopper reference GEMM: stage, grouping, cluster and grid sweep"
 for shape in 4096 8192; do
     "$PROFILE" sweep "$KERNELS/gemm_tma_wgmma.cu" -p M=$shape -p N=$shape -p K=$shape -p STAGES=3,4 \
         -p GROUP_M=8,16,32 -p CLUSTER=1,2 -p SMS=128,132 --flush-l2 --repeat 10 2>&1 | tee "$LOGS/sweep-hopper-gemm-$shape.log"
 done
+fi
+if want bigrun; then
+step "a 268 MB result through tilec run --gpu"
 if "$TILEC" run --gpu "$ROOT/samples/06_flash_attention.py" -p batch=8 -p heads=32 -p seq_len=4096 -p dim=128 \
     >"$LOGS/run-flash-b8h32s4096d128.log" 2>&1; then
     row "run --gpu flash b8 h32 s4096 d128" "$(grep -m1 -E 'correct|WRONG|bytes' "$LOGS/run-flash-b8h32s4096d128.log" | cut -c1-60)"
@@ -192,12 +220,14 @@ else
     row "run --gpu flash b8 h32 s4096 d128" "FAILED: $(tail -1 "$LOGS/run-flash-b8h32s4096d128.log" | cut -c1-80)"
 fi
 # ---- end of the Hopper device side ----
+fi
 EDIT="$BUILD/engine/tools/bench/bench_edit"
-if [[ -x "$EDIT" ]]; then
+if want edit && [[ -x "$EDIT" ]]; then
     "$EDIT" 10 | tee "$LOGS/bench-edit.log"
     while read -r line; do row "$(echo "$line" | cut -c1-44)" "$(echo "$line" | grep -o 'median [0-9.]* ms')"; done <"$LOGS/bench-edit.log"
 fi
 
+if want torch; then
 step "eager PyTorch RMSNorm+SiLU (same shapes)"
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     PYTHONUNBUFFERED=1 python3 - >"$LOGS/torch.log" 2>&1 <<'PY'
@@ -218,6 +248,7 @@ PY
         < <(grep '^C=' "$LOGS/torch.log")
 else
     row "torch" "not available: skipped"
+fi
 fi
 
 step "summary"
