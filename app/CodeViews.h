@@ -108,7 +108,7 @@ signals:
     void lineClicked(int tileLine);
     // NVRTC compiled the CUDA of the analysis with that generation (ProgramAnalysis::generation).
     void machineCodeReady(quint64 analysisGeneration,
-                          std::shared_ptr<const codegen::GeneratedMachineCode> code);
+                          std::shared_ptr<const GeneratedMachineCode> code);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

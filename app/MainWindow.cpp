@@ -229,7 +229,7 @@ void MainWindow::buildDocks() {
     connect(m_codeViews, &CodeViews::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
     // ptxas's registers reach the budget view's occupancy; its button asks for a compile.
     connect(m_codeViews, &CodeViews::machineCodeReady, this,
-            [this](quint64 generation, std::shared_ptr<const codegen::GeneratedMachineCode> code) {
+            [this](quint64 generation, std::shared_ptr<const GeneratedMachineCode> code) {
                 if (code && code->ptxOk && !code->kernels.empty())
                     m_canvases->setKernelRegisters(generation, code->kernels.front().registers,
                                                    "ptxas for " + code->arch);

@@ -2,8 +2,8 @@
 # Everything worth checking on the GPU machine, in one run (machine time is expensive; see
 # docs/benchmarks.md): a headless build, the GPU tests, compute-sanitizer memcheck + racecheck, and the
 # benchmarks (GEMM fp16 vs cuBLAS, RMSNorm+SiLU vs the device copy and vs eager PyTorch), ending with a
-# short table. Full logs go to $OUT when it is set (the device tool brings that folder back), else to
-# build-gpu/gpu-check-logs.
+# short table. Full logs go to build-gpu/gpu-check-logs, and, when $OUT is set (the device tool brings
+# that folder back), into $OUT/gpu-check-logs.tar.gz with $OUT/summary.txt.
 #
 #   bash scripts/gpu-check.sh            # from the repository root, on the H200 test machine
 #   SECTIONS="build tests samples" bash scripts/gpu-check.sh   # only these sections (default: all)
@@ -15,18 +15,26 @@
 # manager: run scripts/carry-googletest.sh here first, and name .gpucarry in the device run's carry, so that
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
-# Sections: build tests hopper-tests samples sanitize wavefront bench hopper-bench hopper-sweep bigrun edit torch.
+# Sections: build tests hopper-tests samples hopper-samples hopper-perf tilelang sanitize wavefront bench
+# hopper-bench hopper-sweep bigrun edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
 want() { [[ "$SECTIONS" == *" all "* || "$SECTIONS" == *" $1 "* ]]; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build-gpu}"
-LOGS="${OUT:-$BUILD/gpu-check-logs}"
+LOGS="$BUILD/gpu-check-logs"
 KERNELS="$ROOT/tests/engine/profile/kernels"
 mkdir -p "$LOGS"
 SUMMARY="$LOGS/summary.txt"
 : >"$SUMMARY"
+# The device tool brings back at most 8 files from $OUT: the summary and one archive of every log.
+pack() {
+    [[ -n "${OUT:-}" ]] || return 0
+    cp "$SUMMARY" "$OUT/summary.txt"
+    tar -C "$LOGS" --exclude=./cache -czf "$OUT/gpu-check-logs.tar.gz" .
+}
+trap pack EXIT
 
 row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
 step() { echo; echo "== $*"; }
@@ -50,6 +58,17 @@ TILEC="$BUILD/engine/tools/tilec/tilec"
 PROFILE="$BUILD/tests/engine/profile/tilec-profile"
 export TILEBENCH_RUNNER="$RUNNER"
 export TILEBENCH_CACHE_DIR="$LOGS/cache"
+
+bench() { # name, then tilec-profile arguments
+    local name="$1"; shift
+    "$PROFILE" bench "$@" --flush-l2 --repeat 20 >"$LOGS/bench-$name.log" 2>&1
+    cat "$LOGS/bench-$name.log"
+    local median ratio rate
+    median=$(grep -m1 '^time: median' "$LOGS/bench-$name.log" | awk '{print $3, $4}')
+    rate=$(grep -m1 -E '^  (compute|memory):' "$LOGS/bench-$name.log" | sed 's/^ *//' | cut -c1-60)
+    ratio=$(grep -m1 '^vs cuBLAS' "$LOGS/bench-$name.log" | grep -o 'ratio [0-9.]*')
+    row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
+}
 
 if want tests; then
 step "GPU tests"
@@ -107,6 +126,70 @@ for sample in "$ROOT"/samples/*.py; do
         row "run --gpu $name" "FAILED (see run-$name.log): $(tail -1 "$LOGS/run-$name.log" | cut -c1-80)"
     fi
 done
+fi
+
+if want hopper-samples; then
+step "samples on the hopper backend (wgmma, TMA, warp specialization), checked against the CPU executor"
+hopper_run() { # label, then tilec run arguments
+    local label="$1"; shift
+    if "$TILEC" run --gpu --backend hopper "$@" >"$LOGS/run-hopper-$label.log" 2>&1; then
+        row "hopper run --gpu $label" "$(grep -m1 -E 'correct|WRONG' "$LOGS/run-hopper-$label.log" | cut -c1-60)"
+    else
+        row "hopper run --gpu $label" "FAILED: $(grep -m1 -E 'error|WRONG|mismatch' "$LOGS/run-hopper-$label.log" | cut -c1-90)"
+    fi
+}
+for sample in "$ROOT"/samples/*.py; do
+    hopper_run "$(basename "$sample" .py)" "$sample"
+done
+hopper_run gemm-ragged "$ROOT/samples/02_gemm_relu.py" -p M=200 -p N=136 -p K=72
+hopper_run gemm-1024-128x256 "$ROOT/samples/02_gemm_relu.py" -p M=1024 -p N=1024 -p K=1024 -p block_N=256
+hopper_run flash-causal "$ROOT/samples/06_flash_attention.py" -p batch=1 -p heads=2 -p seq_len=256 -p dim=128 \
+    -p is_causal=True -p block_M=128 -p block_N=128
+hopper_run mla-ragged "$ROOT/samples/07_mla_decode.py" -p seqlen_kv=200 -p batch=2
+if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck synccheck; do
+        bad=0
+        for sample in 02_gemm_relu 06_flash_attention 07_mla_decode; do
+            out=$(compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 99 "$TILEC" run --gpu \
+                --backend hopper "$ROOT/samples/$sample.py" 2>&1)
+            [[ $? == 99 ]] && bad=$((bad + 1))
+            echo "$out" >>"$LOGS/sanitizer-hopper-samples-$tool.log"
+        done
+        row "compute-sanitizer $tool (hopper samples)" "3 programs, $bad with errors"
+    done
+fi
+fi
+
+if want hopper-perf; then
+step "the samples on the hopper backend at the acceptance shapes"
+# GEMM against cuBLAS (alternating rounds): the sample's own tiles, then a sweep of the configurations.
+bench hopper-gemm-sample-4096 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=4096 -p N=4096 -p K=4096 --vs cublas
+bench hopper-gemm-sample-8192 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=8192 -p N=8192 -p K=8192 --vs cublas
+for shape in 4096 8192; do
+    "$PROFILE" sweep "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=$shape -p N=$shape -p K=$shape \
+        -p block_N=128,256 -p num_stages=3,4 -p threads=128,256 --flush-l2 --repeat 10 2>&1 | tee "$LOGS/sweep-hopper-sample-$shape.log"
+done
+bench hopper-flash-b4h32s4096d128 "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 -p heads=32 \
+    -p seq_len=4096 -p dim=128 -p is_causal=False -p block_M=128 -p block_N=128
+bench hopper-flash-b4h32s4096d128-causal "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 \
+    -p heads=32 -p seq_len=4096 -p dim=128 -p is_causal=True -p block_M=128 -p block_N=128
+bench hopper-mla-b128h128L8192 "$ROOT/samples/07_mla_decode.py" --backend hopper -p batch=128 -p heads=128 \
+    -p seqlen_kv=8192
+fi
+
+if want tilelang; then
+step "TileLang 0.1.15 on the same files (scripts/bench-vs-tilelang.py)"
+if [[ -f "$ROOT/.peers/tilelang-0.1.15-site.tar.xz" ]]; then
+    mkdir -p /tmp/tl && tar -C /tmp/tl -xJf "$ROOT/.peers/tilelang-0.1.15-site.tar.xz"
+    PYTHONPATH=/tmp/tl/site CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 \
+        python3 "$ROOT/scripts/bench-vs-tilelang.py" "$BUILD/engine/tools/tilec/tilec" --backend hopper \
+        --rounds "${TL_ROUNDS:-2}" --only "${TL_ONLY:-.}" --json "$LOGS/bench-vs-tilelang.json" \
+        --log "$LOGS/bench-vs-tilelang.log" 2>&1 | tee "$LOGS/bench-vs-tilelang.txt"
+    while read -r line; do row "vs TileLang $(echo "$line" | awk '{print $1}')" "$(echo "$line" | cut -c32- | cut -c1-110)"; done \
+        < <(grep -E 'speedup' "$LOGS/bench-vs-tilelang.txt")
+else
+    row "vs TileLang" "skipped: .peers/tilelang-0.1.15-site.tar.xz not carried (docs/benchmarks.md)"
+fi
 fi
 
 if want sanitize; then
@@ -170,16 +253,6 @@ if [[ "${QUICK:-0}" == "1" ]]; then
     exit 0
 fi
 
-bench() { # name, then tilec-profile arguments
-    local name="$1"; shift
-    "$PROFILE" bench "$@" --flush-l2 --repeat 20 >"$LOGS/bench-$name.log" 2>&1
-    cat "$LOGS/bench-$name.log"
-    local median ratio rate
-    median=$(grep -m1 '^time: median' "$LOGS/bench-$name.log" | awk '{print $3, $4}')
-    rate=$(grep -m1 -E '^  (compute|memory):' "$LOGS/bench-$name.log" | sed 's/^ *//' | cut -c1-60)
-    ratio=$(grep -m1 '^vs cuBLAS' "$LOGS/bench-$name.log" | grep -o 'ratio [0-9.]*')
-    row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
-}
 if want bench; then
 step "benchmarks"
 # The acceptance subjects: the samples as written (GEMM+ReLU against cuBLAS, timed alternately in 3 rounds;

@@ -47,14 +47,15 @@ private:
     std::vector<LineMapEntry> m_entries; // ascending generatedLine
 };
 
-enum class KernelParamKind { Tensor, DynamicDim };
+enum class KernelParamKind { Tensor, DynamicDim, TensorMap };
 
 struct KernelParam {
     KernelParamKind kind = KernelParamKind::Tensor;
-    std::string name;                   // C name in the signature
-    const ir::Buffer* buffer = nullptr; // Tensor
-    const ir::Var* var = nullptr;       // DynamicDim
-    std::string cType;                  // "half_t*", "int"
+    std::string name;                         // C name in the signature
+    const ir::Buffer* buffer = nullptr;       // Tensor; TensorMap: the global tensor the map addresses
+    const ir::Var* var = nullptr;             // DynamicDim
+    const layout::TmaCopyPlan* tma = nullptr; // TensorMap: the box and swizzle (the plan's)
+    std::string cType;                        // "half_t*", "int", "tb_tensormap"
 };
 
 struct KernelLaunch {

@@ -514,6 +514,26 @@ void KernelEmitter::emitGemmMmas(const GemmLowering& g, const std::string& aRef,
     }
 }
 
+const layout::GemmPlan* KernelEmitter::wgmmaPlanOf(const Stmt& s) const {
+    if (!m_plan || !m_target.hasWgmma)
+        return nullptr;
+    for (const layout::GemmPlan& g : m_plan->gemms)
+        if (g.gemm == &s && g.instruction.kind == layout::GemmInstructionKind::Wgmma)
+            return &g;
+    return nullptr;
+}
+
+bool KernelEmitter::wgmmaReads(const ir::Buffer* buffer) const {
+    if (!m_plan || !m_target.hasWgmma)
+        return false;
+    for (const layout::GemmPlan& g : m_plan->gemms)
+        if (g.instruction.kind == layout::GemmInstructionKind::Wgmma &&
+            ((g.gemm->a.buffer == buffer && buffer->scope == MemoryScope::Shared) ||
+             g.gemm->b.buffer == buffer))
+            return true;
+    return false;
+}
+
 void KernelEmitter::lowerGemm(const Stmt& s) {
     std::optional<GemmLowering> prepared = prepareGemm(s);
     if (!prepared)

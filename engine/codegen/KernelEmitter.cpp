@@ -337,7 +337,18 @@ void KernelEmitter::planSharedArena() {
         m_shared[s.buffer] = slot;
     }
     m_reduceScratchOffset = arena.reduceScratchOffset;
-    m_sharedBytes = arena.totalBytes;
+    m_sharedBytes = arena.launchBytes();
+}
+
+// The dynamic shared-memory arena. TMA's swizzled writes and wgmma's descriptors need their tiles on the
+// swizzle repeat (1024 bytes for 128B): the declaration's alignment reaches the PTX (`.align 1024`), and the
+// driver places the arena on such a boundary.
+void KernelEmitter::declareSharedArena() {
+    if (m_sharedBytes <= 0)
+        return;
+    const int64_t alignment = m_plan ? std::max<int64_t>(m_plan->schedule.arena.baseAlignment, 128) : 128;
+    line("extern __shared__ __align__(" + std::to_string(alignment) + ") unsigned char tb_smem[];");
+    line("const unsigned tb_smem_s = tb_smem_addr(tb_smem); // the arena in the shared window (ldmatrix)");
 }
 
 std::string KernelEmitter::shapeText(const Buffer* buffer, size_t dim) const {
@@ -436,6 +447,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
         sig += (sig.empty() ? "" : ", ") + p.cType + " " + p.name;
         out.params.push_back(p);
     }
+    sig += tensorMapSignature(out);
     std::string gridText;
     for (size_t d = 0; d < 3; ++d) {
         ExprPtr g = d < m_kernel.grid.size() ? m_kernel.grid[d] : ir::makeInt(1);
@@ -444,21 +456,20 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
         if (d < m_kernel.grid.size())
             gridText += (d ? ", " : "") + ir::printExpr(g);
     }
-    out.launch.block[0] = m_threads;
+    const layout::WarpSpecializationPlan* ws = warpSpecialization();
+    const int64_t launchThreads = ws ? ws->launchThreads() : m_threads;
+    out.launch.block[0] = launchThreads;
     out.launch.dynamicSharedBytes = m_sharedBytes;
 
-    comment("kernel " + m_kernelName + ": grid (" + gridText + "), " + std::to_string(m_threads) +
+    comment("kernel " + m_kernelName + ": grid (" + gridText + "), " + std::to_string(launchThreads) +
                 " threads, " + std::to_string(m_sharedBytes) + " bytes of dynamic shared memory",
             m_kernel.range);
-    line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(m_threads) + ") " + m_kernelName +
-             "(" + sig + ") {",
+    // Warp specialization moves registers between warpgroups (setmaxnreg), which needs a cap at entry.
+    line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(launchThreads) +
+             (ws ? ", 1" : "") + ") " + m_kernelName + "(" + sig + ") {",
          m_kernel.range);
     ++m_indent;
-    if (m_sharedBytes > 0)
-        line("extern __shared__ __align__(128) unsigned char tb_smem[];");
-    if (m_sharedBytes > 0)
-        line(
-            "const unsigned tb_smem_s = tb_smem_addr(tb_smem); // the arena in the shared window (ldmatrix)");
+    declareSharedArena();
     line("const int " + m_tx + " = threadIdx.x;");
     declareL2Policies();
     findFragmentsRoundedByTheirCopies();
@@ -556,6 +567,7 @@ bool KernelEmitter::emit(std::vector<EmittedLine>& lines, GeneratedKernel& out) 
     out.kernel = &m_kernel;
     planSharedArena();
     emitPrologue(out);
+    emitWarpSpecializationSplit();
     if (m_kernel.body)
         emitSeqOrStmt(m_kernel.body, 0);
     waitForAsyncCopies();
@@ -617,6 +629,10 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
         lowerCopy(s);
         return;
     case StmtKind::Gemm:
+        if (const layout::GemmPlan* wgmma = wgmmaPlanOf(s)) {
+            lowerWgmma(s, *wgmma); // fences generic writes of its operands before it synchronizes
+            return;
+        }
         syncFor(s);
         lowerGemm(s);
         return;
@@ -650,6 +666,12 @@ void KernelEmitter::emitFor(const Stmt& s, int depth) {
         emitParallelNest(s);
         return;
     }
+    if (s.loopKind == ir::LoopKind::Pipelined && m_plan)
+        if (const layout::PipelineSchedule* p = m_plan->schedule.pipelineOf(&s);
+            p && p->shape == layout::PipelineShape::WarpSpecialized) {
+            emitWarpSpecializedPipeline(s, *p, depth);
+            return;
+        }
     if (s.loopKind == ir::LoopKind::Pipelined && s.pipeline.numStages >= 2) {
         emitPipelined(s, depth);
         return;
@@ -821,8 +843,8 @@ void KernelEmitter::emitPipelined(const Stmt& s, int depth) {
     };
     for (const Stmt* c : async)
         m_stageExpr[c->dst.buffer] = readSlot;
-    bool woven =
-        rest.size() == 1 && rest[0]->kind == StmtKind::Gemm && emitWovenGemmPipeline(*rest[0], steps);
+    bool woven = rest.size() == 1 && rest[0]->kind == StmtKind::Gemm && !wgmmaPlanOf(*rest[0]) &&
+                 emitWovenGemmPipeline(*rest[0], steps);
     if (!woven) {
         steps.openLoop();
         line("tb_cp_async_wait<" + std::to_string(S - 2) + ">(); // tile " + it + " has landed", s.range);
@@ -971,7 +993,18 @@ void KernelEmitter::syncFor(const BufferSet& reads, const BufferSet& writes) {
 }
 
 void KernelEmitter::barrier(const std::string& why) {
-    line("__syncthreads(); // " + why);
+    // wgmma reads shared memory through the async proxy: the threads that wrote its operands with ordinary
+    // stores or cp.async fence those writes before the barrier that orders them.
+    for (const ir::Buffer* b : m_pendingWrite)
+        if (wgmmaReads(b)) {
+            line("tb_fence_proxy_async(); // shared writes above become visible to wgmma (async proxy)");
+            break;
+        }
+    // With warp specialization only the consumers synchronize: named barrier 1 over their threads.
+    if (const layout::WarpSpecializationPlan* ws = warpSpecialization())
+        line("tb_named_barrier_sync(1, " + std::to_string(ws->consumerThreads) + "); // " + why);
+    else
+        line("__syncthreads(); // " + why);
     m_pendingRead.clear();
     m_pendingWrite.clear();
 }
@@ -1460,8 +1493,9 @@ KernelEmitter::FragmentTables& KernelEmitter::fragmentTables(const layout::Fragm
     std::string key = fragment.toString();
     auto it = m_fragmentTables.find(key);
     if (it == m_fragmentTables.end())
-        it =
-            m_fragmentTables.emplace(std::move(key), FragmentTables{layout::inverseFragment(fragment)}).first;
+        it = m_fragmentTables
+                 .emplace(std::move(key), FragmentTables{layout::inverseFragment(fragment), nullptr, {}})
+                 .first;
     return it->second;
 }
 

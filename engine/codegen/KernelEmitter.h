@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engine/codegen/CudaCodegen.h"
+#include "engine/codegen/HopperDeviceHeader.h"
 #include "engine/codegen/ThreadMap.h"
 #include "engine/ir/Visitor.h"
 
@@ -24,6 +25,9 @@ namespace tb::codegen {
 // Deepest statement / expression nesting the emitter follows (deeper input gets a diagnostic): the IR's
 // own limit, which the verifier holds every module to.
 constexpr int kMaxDepth = ir::kMaxIrDepth;
+
+// The wgmma shapes a kernel's gemms issue (the hopper device header emits one wrapper each).
+std::vector<WgmmaShape> wgmmaShapesOf(const layout::KernelPlan& kernel);
 
 // True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
 bool isMultipleOf(const ir::ExprPtr& e, int64_t m);
@@ -66,6 +70,7 @@ private:
 
     // ---- prologue ----
     void planSharedArena();
+    void declareSharedArena();
     void emitPrologue(GeneratedKernel& out);
 
     // ---- statements ----
@@ -166,6 +171,48 @@ private:
     // ---- tile ops (TileOpLowering.cpp) ----
     void lowerCopy(const ir::Stmt& s);
     void lowerGemm(const ir::Stmt& s);
+    // ---- warp specialization on the hopper backend (WarpSpecializedLowering.cpp) ----
+    const layout::WarpSpecializationPlan* warpSpecialization() const; // nullptr when the kernel has none
+    std::string barrierAddress(const layout::BarrierRing& ring, bool full, const std::string& stage) const;
+    std::string tensorMapSignature(GeneratedKernel& out);
+    void emitWarpSpecializationSplit();
+    void emitProducerLoop(const layout::PipelineSchedule& pipeline);
+    void emitTmaLoad(const ir::Stmt& copy, const layout::TmaCopyPlan& tma, const std::string& bar,
+                     const std::string& stage);
+    void emitWarpSpecializedPipeline(const ir::Stmt& s, const layout::PipelineSchedule& pipeline, int depth);
+    std::map<const ir::Stmt*, std::string> m_tensorMaps; // TMA copy -> its tensor-map parameter
+
+    // ---- T.gemm on the hopper backend (WgmmaLowering.cpp) ----
+    struct WgmmaOperand {
+        bool kMajor = true;
+        int swizzle = 0;  // W: bytes of one swizzled panel row
+        int64_t rows = 0; // R: the tile's rows (the layout's first dimension)
+        int64_t elementBytes = 2;
+        int64_t panelElements = 0; // P = W / element bytes
+        std::string base;          // C text: shared-window address of the tile (its stage included)
+        std::string descBase;      // the variable holding this warpgroup's base
+    };
+    struct WgmmaGemm {
+        const ir::Stmt* stmt = nullptr;
+        const layout::GemmPlan* plan = nullptr;
+        int64_t m = 0, n = 0, k = 0, groupsM = 1, groupsN = 1, instN = 0, atomsM = 1, atomsN = 1;
+        int64_t groupTileM = 0, groupTileN = 0;
+        bool registerA = false;
+        std::string function;
+        int accRegs = 0;
+        WgmmaOperand opA, opB;
+        std::vector<int64_t> cBase; // per (M atom, N atom): the first of its consecutive accumulators
+        std::vector<int64_t> aSlot; // RS: per (M atom, k step, element v): the register of A
+    };
+    std::optional<WgmmaGemm> prepareWgmma(const ir::Stmt& s, const layout::GemmPlan& plan);
+    std::string wgmmaOperandGeometry(const ir::Region& region, bool kMajor, WgmmaOperand& op);
+    std::string wgmmaDescriptorText(const WgmmaOperand& op, int64_t outer0, int64_t k0) const;
+    std::string wgmmaRegisterSlots(WgmmaGemm& g);
+    void lowerWgmma(const ir::Stmt& s, const layout::GemmPlan& plan);
+    const layout::GemmPlan* wgmmaPlanOf(const ir::Stmt& s) const; // the gemm's plan when it issues wgmma
+    bool wgmmaReads(const ir::Buffer* buffer) const;              // a shared operand of a wgmma gemm
+    bool m_wgmmaInFlight = false; // the next wgmma batch stays in flight (set by a warp-specialized pipeline)
+
     // ---- T.gemm (GemmLowering.cpp) ----
     // How one lane addresses a shared operand's ldmatrix rows: a per-lane byte offset computed once, and
     // for every (atom, k step) a compile-time XOR and add on it (swizzles move k steps by XOR), found by

@@ -306,9 +306,13 @@ KernelEmitter::vectorizableAccesses(const Stmt& body, const ThreadMap& map,
         };
         if (!sharedRunContiguous(c.buffer, map, V, pointOf))
             continue;
-        out.push_back({c.buffer, c.indices, c.store,
-                       internalName(std::string(c.store ? "st" : "ld") + std::to_string(out.size())),
-                       c.range.valid ? c.range : SourceRange()});
+        VectorAccess access;
+        access.buffer = c.buffer;
+        access.indices = c.indices;
+        access.store = c.store;
+        access.temp = internalName(std::string(c.store ? "st" : "ld") + std::to_string(out.size()));
+        access.range = c.range.valid ? c.range : SourceRange();
+        out.push_back(std::move(access));
     }
     return out;
 }

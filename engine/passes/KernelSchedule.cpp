@@ -4,6 +4,7 @@
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
+#include "engine/passes/HopperSchedule.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +24,7 @@ using ir::StmtKind;
 using BufferSet = std::set<const ir::Buffer*>;
 
 constexpr int64_t kSlotAlignment = 128;
+constexpr int64_t kSwizzleRepeat = 1024; // a 128B swizzle repeats every 8 rows of 128 bytes
 
 int64_t alignUp(int64_t value, int64_t alignment) {
     return (value + alignment - 1) / alignment * alignment;
@@ -61,8 +63,7 @@ bool addressFromIndicesOnly(const ir::Region& region) {
 }
 
 // One slot per shared buffer in allocation order, each on a 128-byte boundary, then the reduction scratch.
-void planArena(const Stmt& kernelStmt, layout::KernelPlan& kernel, const Target& target,
-               DiagnosticEngine& diagnostics) {
+void planArena(const Stmt& kernelStmt, layout::KernelPlan& kernel, DiagnosticEngine& diagnostics) {
     layout::SharedArena& arena = kernel.schedule.arena;
     arena = {};
     arena.alignment = kSlotAlignment;
@@ -102,7 +103,11 @@ void planArena(const Stmt& kernelStmt, layout::KernelPlan& kernel, const Target&
             slot.stages = it->second.stages;
             slot.pipelinedLoop = it->second.loop;
         }
-        offset = alignUp(offset, arena.alignment);
+        if (needsSwizzleAlignment(kernel, b)) {
+            slot.alignment = kSwizzleRepeat;
+            arena.baseAlignment = kSwizzleRepeat;
+        }
+        offset = alignUp(offset, std::max(arena.alignment, slot.alignment));
         slot.offset = offset;
         offset += slot.totalBytes();
         arena.slots.push_back(slot);
@@ -117,9 +122,13 @@ void planArena(const Stmt& kernelStmt, layout::KernelPlan& kernel, const Target&
         offset += arena.reduceScratchBytes;
     }
     arena.totalBytes = offset;
-    if (target.maxSharedMemoryPerBlock > 0 && arena.totalBytes > target.maxSharedMemoryPerBlock)
+}
+
+void checkArenaFits(const Stmt& kernelStmt, const layout::SharedArena& arena, const Target& target,
+                    DiagnosticEngine& diagnostics) {
+    if (target.maxSharedMemoryPerBlock > 0 && arena.launchBytes() > target.maxSharedMemoryPerBlock)
         diagnostics.error("schedule-shared-memory", kernelStmt.range,
-                          "the kernel needs " + std::to_string(arena.totalBytes) +
+                          "the kernel needs " + std::to_string(arena.launchBytes()) +
                               " bytes of shared memory, more than the " +
                               std::to_string(target.maxSharedMemoryPerBlock) + " a block may use on " +
                               target.name,
@@ -164,11 +173,38 @@ std::string copiedBuffers(const std::vector<layout::PipelineCopy>& copies) {
     return names;
 }
 
-layout::PipelineSchedule schedulePipeline(const layout::KernelPlan& kernel, const Stmt& loop) {
+// A loop whose copies the producer warpgroup loads by TMA: barrier rings at the arena's end.
+layout::PipelineSchedule warpSpecializedPipeline(layout::KernelPlan& kernel, const Stmt& loop) {
+    layout::PipelineSchedule p;
+    p.loop = &loop;
+    p.stages = loop.pipeline.numStages;
+    p.shape = layout::PipelineShape::WarpSpecialized;
+    layout::SharedArena& arena = kernel.schedule.arena;
+    if (arena.barrierOffset < 0)
+        arena.barrierOffset = alignUp(arena.totalBytes, 8);
+    int64_t offset = arena.barrierOffset + arena.barrierBytes;
+    int64_t bytes = planBarrierRings(kernel, p, offset);
+    arena.barrierBytes += bytes;
+    arena.totalBytes = arena.barrierOffset + arena.barrierBytes;
+    std::string names;
+    for (const layout::BarrierRing& r : p.rings)
+        for (const Stmt* c : r.copies)
+            names += (names.empty() ? "" : ", ") + c->dst.buffer->name;
+    p.description = std::to_string(p.stages) + " stage(s) of " + names +
+                    " loaded by TMA in the producer warpgroup, " + std::to_string(p.rings.size()) +
+                    " full/empty mbarrier ring(s)" +
+                    (p.wgmmaBatchInFlight ? "; one wgmma batch kept in flight" : "");
+    return p;
+}
+
+layout::PipelineSchedule schedulePipeline(layout::KernelPlan& kernel, const Stmt& loop) {
     layout::PipelineSchedule p;
     p.loop = &loop;
     p.stages = loop.pipeline.numStages;
     std::vector<const Stmt*> body = loopBody(loop);
+    for (const Stmt* c : body)
+        if (kernel.schedule.tmaOf(c))
+            return warpSpecializedPipeline(kernel, loop);
     if (loop.pipeline.numStages >= 2) {
         p.shape = layout::PipelineShape::MultiStage;
         p.waitGroupsInLoop = loop.pipeline.numStages - 2;
@@ -201,12 +237,14 @@ void runKernelSchedule(const ir::Module&, layout::LayoutPlan& plan, const PassCo
     for (layout::KernelPlan& kernel : plan.kernels) {
         if (!kernel.kernel)
             continue;
-        planArena(*kernel.kernel, kernel, context.target, diagnostics);
+        scheduleWarpSpecialization(kernel, context);
+        planArena(*kernel.kernel, kernel, diagnostics);
         kernel.schedule.pipelines.clear();
         ir::walkStmts(*kernel.kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
             if (s.kind == StmtKind::For && s.loopKind == ir::LoopKind::Pipelined)
                 kernel.schedule.pipelines.push_back(schedulePipeline(kernel, s));
         });
+        checkArenaFits(*kernel.kernel, kernel.schedule.arena, context.target, diagnostics);
     }
 }
 

@@ -652,10 +652,7 @@ private:
                 cpAsync = true;
                 break;
             case layout::CopyInstruction::Tma:
-                skipped(stmt.range, "the copy into " + dst->name +
-                                        " is a TMA bulk copy, which writes shared memory through the async "
-                                        "proxy; the bank model has no rule for it");
-                return;
+                return; // a TMA load writes shared memory through the async proxy, not by LSU instructions
             case layout::CopyInstruction::VectorLoadStore:
             case layout::CopyInstruction::FragmentToShared:
             case layout::CopyInstruction::SharedToFragment:

@@ -15,7 +15,7 @@ void runSharedMemoryPlanning(const ir::Module&, layout::LayoutPlan& plan, const 
         // The arena the kernel really allocates (kernel-schedule: stage copies, 128-byte slot alignment,
         // the reduction scratch), not just the sum of the buffers.
         layout::SharedMemoryBudgetPlan& bp = kernel.budget;
-        bp.totalBytes = kernel.schedule.arena.totalBytes;
+        bp.totalBytes = kernel.schedule.arena.launchBytes();
         bp.limitBytes = target.maxSharedMemoryPerBlock;
         // The one occupancy rule (engine/target/Occupancy.h): the SM's capacity, not the per-block opt-in
         // limit, and the 1 KB the runtime reserves per block. Registers are not known before ptxas.

@@ -44,6 +44,21 @@ void reportLayoutError(DiagnosticEngine& diagnostics, const layout::LayoutError&
     diagnostics.error(error.code, range, error.message, error.hint);
 }
 
+// wgmma reads its shared operands through descriptors of whole tiles: a gemm on a slice of a tile (its last
+// two dimensions only partly) needs mma.sync. Empty when every shared operand is a whole tile.
+std::string partialTileOperand(const ir::Stmt& gemm) {
+    for (const ir::Region* r : {&gemm.a, &gemm.b}) {
+        if (!r->buffer || r->buffer->scope != ir::MemoryScope::Shared)
+            continue;
+        size_t n = r->mins.size();
+        for (size_t d = n >= 2 ? n - 2 : 0; d < n; ++d)
+            if (ir::constantInt(r->mins[d]) != 0 ||
+                ir::constantInt(r->extents[d]) != r->buffer->constantExtent(d))
+                return "'" + r->buffer->name + "' is a slice of its tile";
+    }
+    return {};
+}
+
 // On a backend without wgmma, what the device itself would have issued for this gemm ("wgmma m64n128k16"),
 // or "" when it would have used mma.sync too. The plan's reason says so, since TileLang would emit wgmma.
 std::string instructionTheDeviceWouldUse(const PassContext& context, int64_t M, int64_t N, int64_t K,
@@ -87,8 +102,12 @@ void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassCon
             types.bTransposed = s.transposeB;
             types.aInShared = s.a.buffer->scope != ir::MemoryScope::Fragment;
             types.bInShared = s.b.buffer->scope != ir::MemoryScope::Fragment;
+            const std::string slice = context.target.hasWgmma ? partialTileOperand(s) : std::string();
             auto instruction = layout::selectGemmInstruction(context.target, M, N, K, numWarps, types,
-                                                             context.options.disableWgmma);
+                                                             context.options.disableWgmma || !slice.empty());
+            if (instruction && !slice.empty())
+                instruction.value().reason = "wgmma reads whole shared tiles and " + slice + ": mma.sync (" +
+                                             instruction->reason + ")";
             if (!instruction) {
                 reportLayoutError(diagnostics, instruction.error(), s.range);
                 return;

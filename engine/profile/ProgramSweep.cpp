@@ -47,7 +47,9 @@ void runVariant(const std::string& fileName, const std::string& text, const Swee
                 gpu::RunnerClient& client, const ProgramSweepOptions& options, const std::string& arch,
                 const Ceilings& ceilings, SweepVariant& v, std::set<std::string>& unusedOverrides) {
     // The same variant program as the static sweep plan (SweepVariants.h): overrides, or edited literals.
-    VariantProgram vp = variantProgram(text, base, CompileOptions(), options.baseOverrides, v.params);
+    CompileOptions compileOptions;
+    compileOptions.backend = options.backend;
+    VariantProgram vp = variantProgram(text, base, compileOptions, options.baseOverrides, v.params);
     std::unique_ptr<CompileResult> result = compileTileProgram(fileName, vp.text, vp.options);
     v.diagnostics = result->diagnostics.diagnostics();
     for (const Diagnostic& d : v.diagnostics)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,7 @@ struct SweepVariant {
 struct ProgramSweepOptions {
     ProgramProfileOptions timing;                                   // warmup, repeat, flushL2, events, arch
     std::vector<std::pair<std::string, std::string>> baseOverrides; // applied before the swept values
+    std::optional<Backend> backend;                                 // every variant's; default: the target's
 };
 
 struct ProgramSweepReport {

@@ -4,6 +4,7 @@
 #include "engine/exec/Executor.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
+#include "engine/gpu/TensorMapSpec.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/support/Stopwatch.h"
 
@@ -15,6 +16,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace tb::run {
@@ -301,6 +303,57 @@ bool tensorFromBytes(HostTensor& t, const std::vector<char>& bytes) {
 
 namespace {
 
+// The TMA dtype of a tensor's element type (tile copies do not care about signedness).
+std::optional<gpu::TensorMapDtype> tensorMapDtypeOf(ir::DType type) {
+    switch (ir::dtypeBytes(type)) {
+    case 1:
+        return gpu::TensorMapDtype::U8;
+    case 2:
+        return type == ir::DType::BFloat16  ? gpu::TensorMapDtype::BF16
+               : type == ir::DType::Float16 ? gpu::TensorMapDtype::F16
+                                            : gpu::TensorMapDtype::U16;
+    case 4:
+        return type == ir::DType::Float32 ? gpu::TensorMapDtype::F32 : gpu::TensorMapDtype::U32;
+    default:
+        return std::nullopt;
+    }
+}
+
+// The tensor map of a kernel's TMA parameter over the runner buffer `buffer`: the global tensor's extents
+// (innermost first) and byte strides, the plan's box and swizzle.
+std::optional<gpu::TensorMapSpec> tensorMapSpecOf(const codegen::KernelParam& p, const std::string& buffer,
+                                                  const std::map<std::string, int64_t>& dims,
+                                                  std::string& why) {
+    const ir::Buffer* b = p.buffer;
+    std::optional<gpu::TensorMapDtype> dtype = tensorMapDtypeOf(b->dtype);
+    if (!dtype || !p.tma || b->rank() < 1 || b->rank() > 5 || p.tma->box.size() != b->rank()) {
+        why = "no tensor map for " + b->name;
+        return std::nullopt;
+    }
+    gpu::TensorMapSpec spec;
+    spec.buffer = buffer;
+    spec.dtype = *dtype;
+    spec.rank = int(b->rank());
+    uint64_t pitch = uint64_t(ir::dtypeBytes(b->dtype));
+    for (size_t g = 0; g < b->rank(); ++g) {
+        std::optional<int64_t> extent = codegen::evaluateLaunchExpr(b->shape[b->rank() - 1 - g], dims);
+        if (!extent || *extent < 1) {
+            why = "cannot evaluate the shape of " + b->name;
+            return std::nullopt;
+        }
+        spec.dims[g] = uint64_t(*extent);
+        spec.box[g] = uint32_t(p.tma->box[g]);
+        if (g > 0)
+            spec.strides[g - 1] = pitch;
+        pitch *= uint64_t(*extent);
+    }
+    spec.swizzle = p.tma->swizzleBytes == 128  ? gpu::TensorMapSwizzle::B128
+                   : p.tma->swizzleBytes == 64 ? gpu::TensorMapSwizzle::B64
+                   : p.tma->swizzleBytes == 32 ? gpu::TensorMapSwizzle::B32
+                                               : gpu::TensorMapSwizzle::None;
+    return spec;
+}
+
 // The unit the codegen pass generated for the program's first PrimFunc, or nullptr (with `why`).
 const codegen::GeneratedUnit* generatedUnit(const CompileResult& result, std::string& why) {
     if (!result.ok() || !result.module || result.module->funcs.empty()) {
@@ -491,12 +544,29 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
         gpu::RunnerReply l = client.loadCubin(id, out.arch, gk.name, cr.cubin);
         if (!l.ok())
             return finish(GpuRunStage::Launch, "load " + gk.name + ": " + l.message);
+        // The kernel's TMA tensor maps, built by the runner over the parameters' buffers, after the tensors.
+        std::string kernelArgs = args;
+        for (const codegen::KernelParam& p : gk.params) {
+            if (p.kind != codegen::KernelParamKind::TensorMap)
+                continue;
+            std::string why;
+            std::optional<gpu::TensorMapSpec> spec =
+                tensorMapSpecOf(p, out.bufferNames[size_t(p.buffer->paramIndex)], out.dims, why);
+            if (!spec)
+                return finish(GpuRunStage::Launch, why);
+            std::string name = id + "_" + p.name;
+            gpu::RunnerReply t = client.createTensorMap(name, *spec);
+            if (!t.ok())
+                return finish(GpuRunStage::Launch, "tensor map of " + p.buffer->name + ": " + t.message);
+            kernelArgs += (kernelArgs.empty() ? "tmap:" : ",tmap:") + name;
+        }
         out.moduleIds.push_back(id);
-        out.launchFields.push_back(
-            "grid=" + std::to_string(report.grid[0]) + "," + std::to_string(report.grid[1]) + "," +
-            std::to_string(report.grid[2]) + " block=" + std::to_string(report.block[0]) + "," +
-            std::to_string(report.block[1]) + "," + std::to_string(report.block[2]) +
-            " smem=" + std::to_string(report.dynamicSharedBytes) + (args.empty() ? "" : " args=" + args));
+        out.launchFields.push_back("grid=" + std::to_string(report.grid[0]) + "," +
+                                   std::to_string(report.grid[1]) + "," + std::to_string(report.grid[2]) +
+                                   " block=" + std::to_string(report.block[0]) + "," +
+                                   std::to_string(report.block[1]) + "," + std::to_string(report.block[2]) +
+                                   " smem=" + std::to_string(report.dynamicSharedBytes) +
+                                   (kernelArgs.empty() ? "" : " args=" + kernelArgs));
         out.kernels.push_back(report);
         out.cubins.push_back(std::move(cr.cubin));
     }

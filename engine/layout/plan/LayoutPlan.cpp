@@ -43,6 +43,8 @@ const char* pipelineShapeName(PipelineShape shape) {
         return "early-issue";
     case PipelineShape::ProgramOrder:
         return "program-order";
+    case PipelineShape::WarpSpecialized:
+        return "warp-specialized";
     }
     return "program-order";
 }
@@ -58,6 +60,13 @@ const PipelineSchedule* KernelSchedule::pipelineOf(const ir::Stmt* loop) const {
     for (const PipelineSchedule& p : pipelines)
         if (p.loop == loop)
             return &p;
+    return nullptr;
+}
+
+const TmaCopyPlan* KernelSchedule::tmaOf(const ir::Stmt* copy) const {
+    for (const TmaCopyPlan& t : tmaCopies)
+        if (t.copy == copy)
+            return &t;
     return nullptr;
 }
 

@@ -142,6 +142,7 @@ struct SharedArenaSlot {
     int stages = 1;                          // copies the software pipeline keeps
     const ir::Stmt* pipelinedLoop = nullptr; // the T.Pipelined loop that multi-buffers it (stages > 1)
     bool usesPlannedLayout = false;          // addressed through SharedBufferPlan::choice (else row-major)
+    int64_t alignment = 128;                 // 1024 for tiles TMA writes or wgmma reads with a swizzle
     int64_t totalBytes() const { return stageBytes * stages; }
 };
 
@@ -151,15 +152,23 @@ struct SharedArena {
     std::vector<SharedArenaSlot> slots; // in allocation order
     int64_t reduceScratchOffset = -1;   // the all-reduce scratch of cross-warp reductions; -1 when none
     int64_t reduceScratchBytes = 0;
+    int64_t barrierOffset = -1; // the pipelines' mbarriers (8 bytes each); -1 when none
+    int64_t barrierBytes = 0;
+    // The alignment the generated kernel declares for its dynamic shared memory (1024 when a slot needs it;
+    // the declaration's alignment reaches the PTX and the driver honours it).
+    int64_t baseAlignment = 128;
+    int64_t launchBytes() const { return totalBytes; }
     int64_t totalBytes = 0; // the kernel's dynamic shared memory
     const SharedArenaSlot* slotOf(const ir::Buffer* buffer) const;
 };
 
 // How a T.Pipelined loop runs.
 enum class PipelineShape {
-    MultiStage,  // num_stages >= 2: copies issued num_stages - 1 iterations ahead into stage buffers
-    EarlyIssue,  // num_stages = 1: each copy issued for the next iteration after the last read of its tile
-    ProgramOrder // nothing can move: the body runs in order, each copy waited for before its first use
+    MultiStage,   // num_stages >= 2: copies issued num_stages - 1 iterations ahead into stage buffers
+    EarlyIssue,   // num_stages = 1: each copy issued for the next iteration after the last read of its tile
+    ProgramOrder, // nothing can move: the body runs in order, each copy waited for before its first use
+    WarpSpecialized, // hopper: a producer warpgroup issues TMA loads into a ring of stages guarded by
+                     // mbarriers
 };
 const char* pipelineShapeName(PipelineShape shape); // "multi-stage", "early-issue", "program-order"
 
@@ -169,20 +178,62 @@ struct PipelineCopy {
     size_t issueAfter = 0;
 };
 
+// A TMA load of one T.copy (global -> shared): the tensor map of its global side and the boxes that fill the
+// shared tile. Dimensions are the global tensor's, innermost first (the driver's order).
+struct TmaCopyPlan {
+    const ir::Stmt* copy = nullptr;
+    std::vector<int64_t> box; // per global dimension: the box extent (1 for a unit dimension of the copy)
+    int swizzleBytes = 0;     // 0 (none), 32, 64 or 128: the shared layout's swizzle
+    int64_t panels = 1;       // boxes side by side along the innermost dimension (rows wider than the span)
+    int64_t panelBytes = 0;   // shared bytes of one box
+    int64_t bytes = 0;        // the whole tile, one stage
+    std::string reason;
+};
+
+// The full and empty mbarriers of a group of copies that the loop body first reads at one statement and last
+// reads at one statement: the producer waits `empty`, expects the group's bytes on `full` and issues the
+// loads; the consumers wait `full` before `firstUse` and arrive on `empty` after `lastUse`.
+struct BarrierRing {
+    std::vector<const ir::Stmt*> copies;
+    size_t firstUse = 0, lastUse = 0; // statement indices in the loop body
+    int64_t fullOffset = 0;           // arena bytes of full[0]; full[s] is 8 * s further
+    int64_t emptyOffset = 0;          // likewise
+    int64_t bytes = 0;                // TMA bytes per stage
+};
+
 struct PipelineSchedule {
     const ir::Stmt* loop = nullptr;
     int stages = 1;
     PipelineShape shape = PipelineShape::ProgramOrder;
-    std::vector<PipelineCopy> asyncCopies; // cp.async groups; the other statements run in program order
+    std::vector<PipelineCopy> asyncCopies; // cp.async groups (or TMA loads); the rest runs in program order
     int waitGroupsInLoop = 0;              // cp.async.wait_group N before a tile is read (stages - 2)
-    std::string description;               // "3 stages: 2 tiles in flight (A_shared, B_shared)"
+    std::vector<BarrierRing> rings;        // WarpSpecialized only
+    // WarpSpecialized, a body of copies and one shared-operand gemm whose accumulator nothing else in the
+    // loop reads: each iteration's wgmma batch stays in flight while the next is issued, and releases its
+    // stage one iteration later.
+    bool wgmmaBatchInFlight = false;
+    std::string description; // "3 stages: 2 tiles in flight (A_shared, B_shared)"
+};
+
+// Producer/consumer warp specialization (hopper): the T.Kernel's threads are the consumers and run the whole
+// program except the TMA loads; one more warpgroup after them is the producer.
+struct WarpSpecializationPlan {
+    bool enabled = false;
+    int64_t consumerThreads = 0;
+    int64_t producerThreads = 0;
+    int producerRegisters = 0, consumerRegisters = 0; // setmaxnreg.dec / .inc; 0 when not used
+    std::string reason;
+    int64_t launchThreads() const { return consumerThreads + producerThreads; }
 };
 
 // What the generated kernel does besides following the layouts: its shared arena and its pipelines.
 struct KernelSchedule {
     SharedArena arena;
     std::vector<PipelineSchedule> pipelines; // in program order
+    WarpSpecializationPlan warpSpecialization;
+    std::vector<TmaCopyPlan> tmaCopies;
     const PipelineSchedule* pipelineOf(const ir::Stmt* loop) const;
+    const TmaCopyPlan* tmaOf(const ir::Stmt* copy) const;
 };
 
 struct SharedMemoryBudgetPlan {

@@ -220,58 +220,119 @@ void printScheduleText(std::ostream& out, const KernelPlan& k, const PlanPrintOp
     const SharedArena& arena = k.schedule.arena;
     if (!arena.slots.empty() || arena.reduceScratchOffset >= 0) {
         out << "  shared arena: " << arena.totalBytes << " bytes, slots aligned to " << arena.alignment
-            << " bytes\n";
+            << " bytes"
+            << (arena.baseAlignment > 128 ? ", the arena to " + std::to_string(arena.baseAlignment) : "")
+            << "\n";
         for (const SharedArenaSlot& s : arena.slots)
             out << "    " << s.buffer->name << " @ " << s.offset << ": " << s.stageBytes << " bytes x "
-                << s.stages << " stage(s) = " << s.totalBytes() << "\n";
+                << s.stages << " stage(s) = " << s.totalBytes()
+                << (s.alignment > arena.alignment ? " (aligned to " + std::to_string(s.alignment) + ")" : "")
+                << "\n";
         if (arena.reduceScratchOffset >= 0)
             out << "    all-reduce scratch @ " << arena.reduceScratchOffset << ": "
                 << arena.reduceScratchBytes << " bytes\n";
+        if (arena.barrierOffset >= 0)
+            out << "    mbarriers @ " << arena.barrierOffset << ": " << arena.barrierBytes << " bytes\n";
     }
     for (const PipelineSchedule& p : k.schedule.pipelines)
         out << "  pipeline" << at(o, p.loop->range) << ": " << pipelineShapeName(p.shape) << ", "
             << p.description << "\n";
+    const WarpSpecializationPlan& ws = k.schedule.warpSpecialization;
+    if (ws.enabled)
+        out << "  warp specialization: " << ws.consumerThreads << " consumer + " << ws.producerThreads
+            << " producer threads: " << ws.reason << "\n";
+    else if (!ws.reason.empty())
+        out << "  warp specialization: none (" << ws.reason << ")\n";
+    for (const TmaCopyPlan& t : k.schedule.tmaCopies)
+        out << "  tma" << at(o, t.copy->range) << " -> '" << t.copy->dst.buffer->name << "': " << t.reason
+            << "\n";
 }
 
-void writeScheduleJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOptions& o) {
-    const SharedArena& arena = k.schedule.arena;
-    json.key("schedule").beginObject();
+void writeArenaJson(JsonWriter& json, const SharedArena& arena) {
     json.key("arena").beginObject();
     json.field("totalBytes", arena.totalBytes).field("alignment", arena.alignment);
+    json.field("baseAlignment", arena.baseAlignment);
     json.key("slots").beginArray();
     for (const SharedArenaSlot& s : arena.slots) {
         json.beginObject();
         json.field("buffer", s.buffer->name).field("offset", s.offset).field("stageBytes", s.stageBytes);
         json.field("stages", int64_t(s.stages)).field("totalBytes", s.totalBytes());
-        json.field("plannedLayout", s.usesPlannedLayout);
+        json.field("plannedLayout", s.usesPlannedLayout).field("alignment", s.alignment);
         json.endObject();
     }
     json.endArray();
-    if (arena.reduceScratchOffset >= 0) {
-        json.key("reduceScratch").beginObject();
-        json.field("offset", arena.reduceScratchOffset).field("bytes", arena.reduceScratchBytes);
-        json.endObject();
-    } else {
-        json.key("reduceScratch").null();
-    }
-    json.endObject();
-    json.key("pipelines").beginArray();
-    for (const PipelineSchedule& p : k.schedule.pipelines) {
-        json.beginObject();
-        lineField(json, o, p.loop->range);
-        json.field("stages", int64_t(p.stages)).field("shape", pipelineShapeName(p.shape));
-        json.field("waitGroupsInLoop", int64_t(p.waitGroupsInLoop));
-        json.key("asyncCopies").beginArray();
-        for (const PipelineCopy& c : p.asyncCopies) {
-            json.beginObject();
-            json.field("buffer", c.copy->dst.buffer->name);
-            lineField(json, o, c.copy->range);
-            if (p.shape == PipelineShape::EarlyIssue)
-                json.field("issueAfterStatement", int64_t(c.issueAfter));
-            json.endObject();
+    auto region = [&](const char* name, int64_t offset, int64_t bytes) {
+        if (offset < 0) {
+            json.key(name).null();
+            return;
         }
+        json.key(name).beginObject();
+        json.field("offset", offset).field("bytes", bytes);
+        json.endObject();
+    };
+    region("reduceScratch", arena.reduceScratchOffset, arena.reduceScratchBytes);
+    region("barriers", arena.barrierOffset, arena.barrierBytes);
+    json.endObject();
+}
+
+void writePipelineJson(JsonWriter& json, const PipelineSchedule& p, const PlanPrintOptions& o) {
+    json.beginObject();
+    lineField(json, o, p.loop->range);
+    json.field("stages", int64_t(p.stages)).field("shape", pipelineShapeName(p.shape));
+    json.field("waitGroupsInLoop", int64_t(p.waitGroupsInLoop));
+    json.key("asyncCopies").beginArray();
+    for (const PipelineCopy& c : p.asyncCopies) {
+        json.beginObject();
+        json.field("buffer", c.copy->dst.buffer->name);
+        lineField(json, o, c.copy->range);
+        if (p.shape == PipelineShape::EarlyIssue)
+            json.field("issueAfterStatement", int64_t(c.issueAfter));
+        json.endObject();
+    }
+    json.endArray();
+    json.key("rings").beginArray();
+    for (const BarrierRing& r : p.rings) {
+        json.beginObject();
+        json.key("buffers").beginArray();
+        for (const ir::Stmt* c : r.copies)
+            json.value(c->dst.buffer->name);
         json.endArray();
-        json.field("description", p.description);
+        json.field("firstUse", int64_t(r.firstUse)).field("lastUse", int64_t(r.lastUse));
+        json.field("fullOffset", r.fullOffset).field("emptyOffset", r.emptyOffset).field("bytes", r.bytes);
+        json.endObject();
+    }
+    json.endArray();
+    json.field("wgmmaBatchInFlight", p.wgmmaBatchInFlight);
+    json.field("description", p.description);
+    json.endObject();
+}
+
+void writeScheduleJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOptions& o) {
+    json.key("schedule").beginObject();
+    writeArenaJson(json, k.schedule.arena);
+    json.key("pipelines").beginArray();
+    for (const PipelineSchedule& p : k.schedule.pipelines)
+        writePipelineJson(json, p, o);
+    json.endArray();
+    const WarpSpecializationPlan& ws = k.schedule.warpSpecialization;
+    json.key("warpSpecialization").beginObject();
+    json.field("enabled", ws.enabled).field("consumerThreads", ws.consumerThreads);
+    json.field("producerThreads", ws.producerThreads);
+    json.field("producerRegisters", int64_t(ws.producerRegisters));
+    json.field("consumerRegisters", int64_t(ws.consumerRegisters));
+    json.field("reason", ws.reason);
+    json.endObject();
+    json.key("tmaCopies").beginArray();
+    for (const TmaCopyPlan& t : k.schedule.tmaCopies) {
+        json.beginObject();
+        json.field("buffer", t.copy->dst.buffer->name);
+        lineField(json, o, t.copy->range);
+        json.key("box").beginArray();
+        for (int64_t b : t.box)
+            json.value(b);
+        json.endArray();
+        json.field("swizzleBytes", int64_t(t.swizzleBytes)).field("panels", t.panels);
+        json.field("bytes", t.bytes).field("reason", t.reason);
         json.endObject();
     }
     json.endArray();

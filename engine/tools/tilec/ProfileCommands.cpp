@@ -14,6 +14,7 @@
 #include "engine/profile/SweepSpec.h"
 #include "engine/run/GpuRun.h"
 #include "engine/support/Json.h"
+#include "engine/target/Backend.h"
 #include "engine/tools/tilec/CommandLine.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -41,6 +43,7 @@ struct Options {
     std::string fastCompile;
     std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
+    std::optional<Backend> backend; // --backend portable|hopper (tile programs)
     int repeat = 20, warmup = 5, rounds = 3;
 };
 
@@ -110,6 +113,14 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
             o.nvrtcOptions.push_back(a.substr(15));
         } else if (a == "--no-ceilings") {
             o.noCeilings = true;
+        } else if (a == "--backend") {
+            if (!value(v))
+                return false;
+            o.backend = parseBackend(v);
+            if (!o.backend) {
+                error = "unknown backend '" + v + "' (known: portable, hopper)";
+                return false;
+            }
         } else if (a == "--fake") {
             o.fake = true;
         } else if (a.rfind("--fake-cupti=", 0) == 0) {
@@ -331,6 +342,7 @@ int benchTileProgram(const Options& o) {
     }
     CompileOptions co;
     co.elaborate.overrides = o.params;
+    co.backend = o.backend;
     std::unique_ptr<CompileResult> result = compileTileProgram(o.file, text, co);
     if (!result->ok() || !result->plan || result->module->funcs.empty()) {
         std::fprintf(stderr, "%s", result->formattedDiagnostics().c_str());
@@ -372,6 +384,7 @@ int sweepTileProgram(const Options& o, const std::vector<SweepAxis>& axes) {
     ProgramSweepOptions so;
     so.timing = profileOptions(o);
     so.baseOverrides = o.params;
+    so.backend = o.backend;
     ProgramSweepReport report = sweepProgram(
         o.file, text, axes, *client, so, [](size_t index, size_t total, const std::string& params) {
             std::fprintf(stderr, "\r[%zu/%zu] %-60s", index + 1, total, params.c_str());
@@ -512,6 +525,7 @@ options:
   --nvrtc-option=O pass O to NVRTC as well (repeatable), e.g. --nvrtc-option=--ptxas-options=-O2
   --json           machine-readable output            --history P  bench history file
   --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
+  --backend NAME    tile programs: portable (mma.sync, cp.async) or hopper (wgmma, TMA, warp specialization)
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
 )";
 }

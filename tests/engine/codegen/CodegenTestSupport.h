@@ -1,5 +1,5 @@
 // Helpers for the CUDA backend tests: compile a sample (with parameter overrides) through the compile line
-// for the portable backend with H200 limits, as `tilec run --gpu` does on the H200.
+// for one backend (the portable one unless asked) with H200 limits, as `tilec run --gpu` does on the H200.
 #pragma once
 
 #include "engine/codegen/CudaCodegen.h"
@@ -31,11 +31,12 @@ inline std::string readFile(const std::string& path) {
 // Compiled through the whole compile line for the portable backend on sm_90a (H200 limits), as
 // `tilec run --gpu` does on the H200. planErrors holds the errors of the passes after `check`.
 inline PlannedProgram planProgram(const std::string& name, const std::string& text,
-                                  std::vector<std::pair<std::string, std::string>> overrides = {}) {
+                                  std::vector<std::pair<std::string, std::string>> overrides = {},
+                                  Backend backend = Backend::Portable) {
     PlannedProgram p;
     CompileOptions options;
     options.target = targetSm90a();
-    options.backend = Backend::Portable;
+    options.backend = backend;
     options.elaborate.overrides = std::move(overrides);
     p.result = compileTileProgram(name, text, options);
     if (!p.result->ok() && p.result->module && p.result->failedPass != "check" &&
@@ -45,15 +46,18 @@ inline PlannedProgram planProgram(const std::string& name, const std::string& te
 }
 
 inline PlannedProgram planSample(const std::string& file,
-                                 std::vector<std::pair<std::string, std::string>> overrides = {}) {
-    return planProgram(file, readFile(std::string(TILEBENCH_SAMPLES_DIR) + "/" + file), std::move(overrides));
+                                 std::vector<std::pair<std::string, std::string>> overrides = {},
+                                 Backend backend = Backend::Portable) {
+    return planProgram(file, readFile(std::string(TILEBENCH_SAMPLES_DIR) + "/" + file), std::move(overrides),
+                       backend);
 }
 
 // A test program under tests/engine/codegen/programs ("gemm_k_slices.py").
 inline PlannedProgram planTestProgram(const std::string& file,
-                                      std::vector<std::pair<std::string, std::string>> overrides = {}) {
+                                      std::vector<std::pair<std::string, std::string>> overrides = {},
+                                      Backend backend = Backend::Portable) {
     return planProgram(file, readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/" + file),
-                       std::move(overrides));
+                       std::move(overrides), backend);
 }
 
 // The generated CUDA of a planned program (the codegen pass's); `errors` gets the diagnostics, formatted.

@@ -311,15 +311,23 @@ TEST(ProgramSweep, BadAxesAndUnusedParameters) {
     EXPECT_FALSE(none.ok);
     EXPECT_NE(none.error.find("at least one"), std::string::npos);
 
-    // 02_gemm_relu's num_stages is a literal, not a jit parameter: the variants are identical, and the
-    // report says so instead of pretending to sweep.
-    ProgramSweepReport same =
+    // 02_gemm_relu's num_stages is a literal, not a jit parameter: each variant edits the literal (as a user
+    // would), and the report says so.
+    ProgramSweepReport edited =
         sweepProgram("02_gemm_relu.py", readSample("02_gemm_relu.py"), axes({"num_stages=1..2"}), client, o);
+    ASSERT_TRUE(edited.ok) << edited.error;
+    ASSERT_EQ(edited.variants.size(), 2u);
+    EXPECT_TRUE(edited.warnings.empty());
+    ASSERT_FALSE(edited.notes.empty());
+    EXPECT_NE(edited.notes[0].find("num_stages"), std::string::npos) << edited.notes[0];
+
+    // A name that is neither a jit parameter nor a literal of the program changes nothing: the report says
+    // so.
+    ProgramSweepReport same =
+        sweepProgram("02_gemm_relu.py", readSample("02_gemm_relu.py"), axes({"nothing=1..2"}), client, o);
     ASSERT_TRUE(same.ok) << same.error;
-    ASSERT_EQ(same.variants.size(), 2u);
     ASSERT_EQ(same.warnings.size(), 1u);
-    EXPECT_NE(same.warnings[0].find("num_stages"), std::string::npos) << same.warnings[0];
-    EXPECT_NE(same.warnings[0].find("every variant is the same"), std::string::npos);
+    EXPECT_NE(same.warnings[0].find("every variant is the same"), std::string::npos) << same.warnings[0];
 }
 
 } // namespace

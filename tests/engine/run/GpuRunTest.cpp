@@ -59,13 +59,15 @@ struct Case {
     std::string file;
     std::vector<std::pair<std::string, std::string>> params;
     bool testProgram = false; // under tests/engine/codegen/programs, not a sample
+    Backend backend = Backend::Portable;
 };
 
 PlannedProgram planCase(const Case& c) {
-    return c.testProgram ? planTestProgram(c.file, c.params) : planSample(c.file, c.params);
+    return c.testProgram ? planTestProgram(c.file, c.params, c.backend)
+                         : planSample(c.file, c.params, c.backend);
 }
 
-std::vector<Case> cases() {
+std::vector<Case> portableCases() {
     return {
         {"01_elementwise_add.py", {{"M", "64"}, {"N", "128"}}},
         {"01_elementwise_add.py", {{"M", "100"}, {"N", "70"}}},
@@ -92,6 +94,17 @@ std::vector<Case> cases() {
     };
 }
 
+// Every case again on the hopper backend (wgmma, TMA, warp specialization where the plan says so), the
+// ragged shapes included: TMA's zero fill and the epilogue's bounds.
+std::vector<Case> cases() {
+    std::vector<Case> all = portableCases();
+    for (Case c : portableCases()) {
+        c.backend = Backend::Hopper;
+        all.push_back(c);
+    }
+    return all;
+}
+
 } // namespace
 
 class SampleOnGpu : public ::testing::TestWithParam<Case> {};
@@ -113,7 +126,8 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
 INSTANTIATE_TEST_SUITE_P(Samples, SampleOnGpu, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                              return (info.param.testProgram ? "p" : "s" + info.param.file.substr(0, 2)) +
-                                    "_" + std::to_string(info.index);
+                                    (info.param.backend == Backend::Hopper ? "_hopper_" : "_") +
+                                    std::to_string(info.index);
                          });
 
 TEST(GpuRun, FaultingKernelLeavesTheCallerAlive) {
