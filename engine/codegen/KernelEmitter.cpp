@@ -992,6 +992,12 @@ void KernelEmitter::syncFor(const BufferSet& reads, const BufferSet& writes) {
     m_pendingWrite.insert(writes.begin(), writes.end());
 }
 
+std::string KernelEmitter::blockSync() const {
+    if (const layout::WarpSpecializationPlan* ws = warpSpecialization())
+        return "tb_named_barrier_sync(1, " + std::to_string(ws->consumerThreads) + ");";
+    return "__syncthreads();";
+}
+
 void KernelEmitter::barrier(const std::string& why) {
     // wgmma reads shared memory through the async proxy: the threads that wrote its operands with ordinary
     // stores or cp.async fence those writes before the barrier that orders them.
@@ -1000,11 +1006,7 @@ void KernelEmitter::barrier(const std::string& why) {
             line("tb_fence_proxy_async(); // shared writes above become visible to wgmma (async proxy)");
             break;
         }
-    // With warp specialization only the consumers synchronize: named barrier 1 over their threads.
-    if (const layout::WarpSpecializationPlan* ws = warpSpecialization())
-        line("tb_named_barrier_sync(1, " + std::to_string(ws->consumerThreads) + "); // " + why);
-    else
-        line("__syncthreads(); // " + why);
+    line(blockSync() + " // " + why);
     m_pendingRead.clear();
     m_pendingWrite.clear();
 }

@@ -94,6 +94,9 @@ private:
     void syncFor(const ir::Stmt& s);
     void syncFor(const BufferSet& reads, const BufferSet& writes);
     void barrier(const std::string& why);
+    // The statement that synchronizes every thread of the tile program: __syncthreads(), or with warp
+    // specialization named barrier 1 over the consumers (the producer warp never reaches it).
+    std::string blockSync() const;
     // Waits for the cp.async copies not yet waited for (outside software pipelines a copy's wait is
     // deferred to the first statement that touches its destination, so adjacent copies share one round trip).
     void waitForAsyncCopies();

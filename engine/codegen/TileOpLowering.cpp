@@ -417,9 +417,9 @@ void KernelEmitter::lowerReduce(const Stmt& s) {
                      ";",
                  s.range);
         for (int o : sharedOffsets) {
-            line("__syncthreads();");
+            line(blockSync());
             line(m_reduceScratch + "[" + m_tx + "] = " + acc + ";");
-            line("__syncthreads();");
+            line(blockSync());
             line(acc + " = " + combine(acc, m_reduceScratch + "[" + m_tx + " ^ " + std::to_string(o) + "]") +
                      ";",
                  s.range);
@@ -434,7 +434,7 @@ void KernelEmitter::lowerReduce(const Stmt& s) {
         close();
     }
     if (!sharedOffsets.empty())
-        line("__syncthreads(); // the scratch is reused by the next reduction");
+        line(blockSync() + " // the scratch is reused by the next reduction");
 }
 
 // ------------------------------------------------------------------------------------- fill, atomics

@@ -89,7 +89,9 @@ std::string KernelEmitter::wgmmaOperandGeometry(const ir::Region& region, bool k
     std::vector<std::string> idx;
     for (const ir::ExprPtr& m : region.mins)
         idx.push_back(expr(m));
-    op.base = "tb_smem_s + " + std::to_string(op.elementBytes) + " * (" + sharedOffset(b, idx) + ")";
+    // The tile's place in the arena, then the element's place in the tile (a stage index included).
+    op.base = "tb_smem_s + " + std::to_string(it->second.offset) + " + " + std::to_string(op.elementBytes) +
+              " * (" + sharedOffset(b, idx) + ")";
     return {};
 }
 

@@ -240,6 +240,9 @@ CudaCompileResult compileCuda(const std::string& source, const std::string& kern
         if (auto resources = cubinFunctionResources(result.cubin, kernelName)) {
             info.registers = resources->registers;
             info.stackBytes = resources->frameBytes;
+            // Spills live in the stack frame: with none, there are none (with one, the count is unknown).
+            if (resources->frameBytes == 0)
+                info.spillStoreBytes = info.spillLoadBytes = 0;
         }
     }
     result.registers = info.registers;

@@ -84,11 +84,12 @@ void toleranceFor(ir::DType type, double& atol, double& rtol) {
 namespace {
 
 // Every kernel of `unit` compiled by NVRTC with the same options, in launch order.
-std::vector<gpu::CudaCompileResult> compileKernels(const codegen::GeneratedUnit& unit,
+std::vector<gpu::CudaCompileResult> compileKernels(const std::string& source,
+                                                   const codegen::GeneratedUnit& unit,
                                                    const gpu::CudaCompileOptions& options) {
     std::vector<gpu::CudaCompileResult> results;
     for (const codegen::GeneratedKernel& gk : unit.kernels)
-        results.push_back(gpu::compileCuda(unit.source, gk.name, options));
+        results.push_back(gpu::compileCuda(source, gk.name, options));
     return results;
 }
 
@@ -419,7 +420,8 @@ FullCompile compileAtFullOptimization(const CompileResult& result, const std::st
     if (!generated)
         return out;
     const codegen::GeneratedUnit& unit = *generated;
-    std::vector<gpu::CudaCompileResult> compiled = compileKernels(unit, launchCompileOptions(unit, arch, {}));
+    std::vector<gpu::CudaCompileResult> compiled =
+        compileKernels(unit.source, unit, launchCompileOptions(unit, arch, {}));
     out.ok = true;
     for (size_t k = 0; k < compiled.size(); ++k) {
         const std::string& name = unit.kernels[k].name;
@@ -454,7 +456,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
     if (!generated)
         return finish(GpuRunStage::Codegen, why);
     const codegen::GeneratedUnit& unit = *generated;
-    out.cudaSource = unit.source;
+    out.cudaSource = options.cudaSourceOverride.empty() ? unit.source : options.cudaSourceOverride;
     out.lineMap = unit.lineMap;
     out.dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
@@ -474,8 +476,9 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
 
     // NVRTC runs on its own thread while the runner allocates and fills the parameters: the two do not
     // depend on each other, and the compile is the longest step of an edit-to-result run.
-    std::future<std::vector<gpu::CudaCompileResult>> compiling = std::async(
-        std::launch::async, compileKernels, std::cref(unit), launchCompileOptions(unit, out.arch, options));
+    std::future<std::vector<gpu::CudaCompileResult>> compiling =
+        std::async(std::launch::async, compileKernels, std::cref(out.cudaSource), std::cref(unit),
+                   launchCompileOptions(unit, out.arch, options));
 
     // Parameters: sizes from the shapes, allocated (zeroed), then uploaded from the host tensors when
     // given, else inputs filled on the device.
@@ -624,6 +627,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     launchOptions.useCompileCache = options.useCompileCache;
     launchOptions.fastCompile = options.fastCompile;
     launchOptions.nvrtcOptions = options.nvrtcOptions;
+    launchOptions.cudaSourceOverride = options.cudaSourceOverride;
     GpuLaunchSetup setup = setUpForLaunches(result, *client, launchOptions);
     out.cudaSource = setup.cudaSource;
     out.arch = setup.arch;

@@ -35,6 +35,7 @@ struct GpuRunOptions {
     bool useCompileCache = true;           // false: NVRTC compiles even an unchanged source (benchmarks)
     std::string fastCompile;               // NVRTC --Ofast-compile level for a quick run ("", "mid", "max")
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim
+    std::string cudaSourceOverride;        // see GpuLaunchOptions
     double atol = -1, rtol = -1;           // override the per-dtype tolerance when >= 0
 };
 
@@ -104,6 +105,9 @@ struct GpuLaunchOptions {
     bool useCompileCache = true;
     std::string fastCompile;               // NVRTC --Ofast-compile level ("" = full optimization)
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim
+    // An edited copy of the generated CUDA (the same kernels and parameters) compiled in place of it: for
+    // trying a change to the generated code against the same launch, tensor maps and oracle.
+    std::string cudaSourceOverride;
 };
 
 struct GpuLaunchSetup {

@@ -36,7 +36,8 @@ commands:
   banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
   emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
-                    (--fast-compile[=mid|max]: NVRTC's fast-compile mode, a quicker compile of a slower kernel)
+                    (--fast-compile[=mid|max]: NVRTC's fast-compile mode, a quicker compile of a slower kernel;
+                    --cuda FILE: run an edited copy of `emit cuda` instead, same launch, tensor maps and check)
   bench FILE        time a kernel with CUPTI (--vs cublas|previous); see `tilec bench --help`
   profile FILE      CUPTI counters (Nsight Compute names) and per-line shared-memory wavefronts
   sweep FILE -p NAME=A..B   a table over parameter values
@@ -153,6 +154,11 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
                 return std::nullopt;
             }
             cl.backend = *v;
+        } else if (arg == "--cuda") {
+            auto v = needValue("a CUDA file");
+            if (!v)
+                return std::nullopt;
+            cl.cudaFile = *v;
         } else if (arg.rfind("--fast-compile", 0) == 0) {
             cl.fastCompile = arg.size() > 15 && arg[14] == '=' ? arg.substr(15) : "max";
             if (cl.fastCompile.empty() || !gpu::isFastCompileLevel(cl.fastCompile)) {

@@ -36,6 +36,7 @@ struct CommandLine {
     bool noWgmma = false;    // tl.disable_wgmma: mma.sync even on the hopper backend
     std::string backend;     // --backend: "portable", "hopper"; empty: the target's default
     std::string fastCompile; // run --gpu: NVRTC --Ofast-compile level (mid, max)
+    std::string cudaFile;    // run --gpu --cuda FILE: an edited CUDA source run in place of the generated one
     uint64_t seed = 0x7113BE7C;
     int repeat = 1;
 };

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,18 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
     run::GpuRunOptions options;
     options.seed = cl.seed;
     options.fastCompile = cl.fastCompile;
+    if (!cl.cudaFile.empty()) {
+        std::ifstream in(cl.cudaFile, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        if (!in || text.str().empty()) {
+            std::fprintf(stderr, "tilec: error: cannot read the CUDA file '%s'\n", cl.cudaFile.c_str());
+            return ExitRuntimeError;
+        }
+        options.cudaSourceOverride = text.str();
+        std::fprintf(stderr, "tilec: note: running the CUDA of '%s' in place of the generated code\n",
+                     cl.cudaFile.c_str());
+    }
     for (const auto& [name, value] : cl.dims)
         options.dims[name] = std::strtoll(value.c_str(), nullptr, 0);
     run::GpuRunResult r = run::runOnGpu(result, options);

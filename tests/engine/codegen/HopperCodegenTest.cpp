@@ -57,6 +57,14 @@ TEST(HopperCodegen, GemmIsWarpSpecializedWgmmaOnTma) {
     const std::string body = src.substr(src.find("extern \"C\""));
     EXPECT_EQ(body.find("tb_mma_f16("), std::string::npos);
     EXPECT_EQ(body.find("__syncthreads(); // shared"), std::string::npos); // consumers use a named barrier
+    // Each operand's descriptors start at its own tile in the arena (B_shared is not at offset 0).
+    for (const layout::SharedArenaSlot& slot : k.schedule.arena.slots) {
+        const std::string name = slot.buffer->name == "A_shared" ? "desc_a" : "desc_b";
+        EXPECT_NE(
+            body.find("const unsigned " + name + " = tb_smem_s + " + std::to_string(slot.offset) + " + "),
+            std::string::npos)
+            << slot.buffer->name << " at " << slot.offset;
+    }
     int tensorMaps = 0;
     for (const KernelParam& param : gk.params)
         tensorMaps += param.kind == KernelParamKind::TensorMap && param.tma != nullptr;
@@ -82,6 +90,10 @@ TEST(HopperCodegen, MlaDecodeSplitsItsWarpgroupsAndMovesRegisters) {
     // P goes through S_shared, written by ordinary stores and read by wgmma: fenced for the async proxy.
     EXPECT_NE(src.find("tb_fence_proxy_async();"), std::string::npos);
     EXPECT_NE(src.find("tb_named_barrier_sync(1, 256);"), std::string::npos);
+    // The producer warp never reaches a block-wide barrier: the consumers' cross-warp reductions sync on
+    // the named barrier too (a __syncthreads there waits for the producer forever).
+    const std::string consumers = src.substr(src.find("tb_setmaxnreg_inc<232>();"));
+    EXPECT_EQ(consumers.find("__syncthreads()"), std::string::npos);
 }
 
 TEST(HopperCodegen, FlashAttentionUsesRegisterAOperandsAndOneRingPerTile) {

@@ -260,5 +260,13 @@ TEST(ProfileCli, UsageErrors) {
     EXPECT_NE(unknown.output.find("bench-unknown-param"), std::string::npos) << unknown.output;
 }
 
+TEST(ProfileCli, RunWithAnEditedCudaFileThatCannotBeReadSaysSo) {
+    // Checked before any runner or GPU is needed: the user's file is named, nothing is run.
+    test::CommandResult r = test::runCommand(std::string(TILEC_PATH) + " run " + TILEBENCH_SAMPLES_DIR +
+                                             "/02_gemm_relu.py --gpu --cuda /nonexistent/x.cu");
+    EXPECT_EQ(r.exitCode, 4) << r.output;
+    EXPECT_NE(r.output.find("cannot read the CUDA file '/nonexistent/x.cu'"), std::string::npos) << r.output;
+}
+
 } // namespace
 } // namespace tb::profile

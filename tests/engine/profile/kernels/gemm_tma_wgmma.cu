@@ -194,7 +194,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) GEMM_CLUSTER_DIMS
             // thread (warp w, lane 4g + q) holds row 16w + g + 8((v/2)%2), column 8(v/4) + 2q + v%2.
             const int row0 = tm * BM + cw * 64 + warp * 16 + lane / 4, col0 = tn * BN + 2 * (lane % 4);
 #pragma unroll
-            for (int j = 0; j < 64; ++j) {
+            for (int j = 0; j < BN / 8; ++j) { // 4 registers per 8 columns: d[0..127]
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const int row = row0 + 8 * h, col = col0 + 8 * j;
