@@ -2,6 +2,7 @@
 #include "app/CpuRun.h"
 
 #include "engine/exec/Executor.h"
+#include "engine/jit/ProgramExecution.h"
 #include "engine/reference/Reference.h"
 
 #include <chrono>
@@ -40,7 +41,7 @@ CpuRunReport runOnCpuReference(const views::ProgramAnalysis& analysis, uint64_t 
     DiagnosticEngine diags;
     std::vector<HostTensor> params = allocateParams(func, dims, seed, diags);
     auto start = std::chrono::steady_clock::now();
-    bool ran = !diags.hasErrors() && executePrimFunc(module, func, params, dims, diags);
+    bool ran = !diags.hasErrors() && executeProgram(module, func, params, dims, diags);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!ran) {
         report.error = formatDiagnostics(analysis.sources(), diags.diagnostics());

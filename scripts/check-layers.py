@@ -20,7 +20,7 @@ LAYERS = [
     ("elaborate", ["engine/elaborate"]),
     ("layout algebra", ["engine/layout/algebra", "engine/layout/bank"]),
     ("layout plan", ["engine/layout/plan"]),
-    ("check, passes, exec", ["engine/check", "engine/passes", "engine/exec", "engine/reference"]),
+    ("check, passes, exec", ["engine/check", "engine/passes", "engine/exec", "engine/jit", "engine/reference"]),
     ("codegen", ["engine/codegen"]),
     ("gpu", ["engine/gpu"]),
     ("pipeline", ["engine/pipeline"]),
@@ -33,6 +33,7 @@ LAYERS = [
 SAME_LAYER_ALLOWED = {
     ("engine/passes", "engine/check"),   # the budget pass reuses the checker's stage rule
     ("engine/reference", "engine/exec"),  # naive references build on the executor's tensors
+    ("engine/jit", "engine/exec"),        # the JIT runs on the executor's tensors, numerics and limits
     ("engine/profile", "engine/run"),     # profiling sets a program up for launches through run
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*"((?:engine|views|app)/[^"]+)"', re.M)

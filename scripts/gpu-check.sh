@@ -8,6 +8,9 @@
 #   bash scripts/gpu-check.sh            # from the repository root, on the H200 test machine
 #   SECTIONS="build tests samples" bash scripts/gpu-check.sh   # only these sections (default: all)
 #   SKIP_BUILD=1 bash scripts/gpu-check.sh   # reuse build-gpu
+#   TARGETS="tilec tilebench-runner tests_gpu" bash scripts/gpu-check.sh   # build only these targets
+#   DEADLINE=480 bash scripts/gpu-check.sh   # sections that would start after 480 s are skipped, with a row
+#                                            # saying so (a device command is limited to 600 s)
 #   SKIP_BUILD=1 BUILD=build-carry QUICK=1 bash scripts/gpu-check.sh
 #       # binaries built on Debian 12 and carried; QUICK skips racecheck and the long benchmarks
 #
@@ -16,10 +19,16 @@
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
 # Sections: build tests hopper-tests samples hopper-samples hopper-perf tilelang sanitize wavefront bench
-# hopper-bench hopper-sweep bigrun edit torch.
+# hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
-want() { [[ "$SECTIONS" == *" all "* || "$SECTIONS" == *" $1 "* ]]; }
+want() {
+    [[ "$SECTIONS" == *" all "* || "$SECTIONS" == *" $1 "* ]] || return 1
+    if [[ -n "${DEADLINE:-}" ]] && ((SECONDS > DEADLINE)); then
+        row "section $1" "skipped: ${SECONDS} s passed, past DEADLINE=${DEADLINE}"
+        return 1
+    fi
+}
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build-gpu}"
@@ -45,8 +54,9 @@ step "machine"
 if [[ "${SKIP_BUILD:-0}" != "1" ]] && want build; then
     step "build (headless, from source: $(c++ --version | head -1))"
     if cmake -S "$ROOT" -B "$BUILD" -G Ninja -DTILEBENCH_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
-        ninja -C "$BUILD" >>"$LOGS/build.log" 2>&1; then
-        row "build" "ok ($(grep -c 'warning:' "$LOGS/build.log") warnings; $(c++ -dumpfullversion 2>/dev/null || echo '?'))"
+        # shellcheck disable=SC2086
+        ninja -C "$BUILD" ${TARGETS:-} >>"$LOGS/build.log" 2>&1; then
+        row "build" "ok in ${SECONDS} s ($(grep -c 'warning:' "$LOGS/build.log") warnings; $(c++ -dumpfullversion 2>/dev/null || echo '?'))"
     else
         row "build" "FAILED (see build.log)"
         tail -30 "$LOGS/build.log"
@@ -150,8 +160,8 @@ if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
         bad=0
         for sample in 02_gemm_relu 06_flash_attention 07_mla_decode; do
-            out=$(compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 99 "$TILEC" run --gpu \
-                --backend hopper "$ROOT/samples/$sample.py" 2>&1)
+            out=$(timeout 90 compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 99 "$TILEC" \
+                run --gpu --backend hopper "$ROOT/samples/$sample.py" 2>&1)
             [[ $? == 99 ]] && bad=$((bad + 1))
             echo "$out" >>"$LOGS/sanitizer-hopper-samples-$tool.log"
         done
@@ -162,19 +172,22 @@ fi
 
 if want hopper-perf; then
 step "the samples on the hopper backend at the acceptance shapes"
-# GEMM against cuBLAS (alternating rounds): the sample's own tiles, then a sweep of the configurations.
+# GEMM against cuBLAS (alternating rounds) with the sample's own tiles; flash attention; MLA decode.
 bench hopper-gemm-sample-4096 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=4096 -p N=4096 -p K=4096 --vs cublas
 bench hopper-gemm-sample-8192 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=8192 -p N=8192 -p K=8192 --vs cublas
-for shape in 4096 8192; do
-    "$PROFILE" sweep "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=$shape -p N=$shape -p K=$shape \
-        -p block_N=128,256 -p num_stages=3,4 -p threads=128,256 --flush-l2 --repeat 10 2>&1 | tee "$LOGS/sweep-hopper-sample-$shape.log"
-done
 bench hopper-flash-b4h32s4096d128 "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 -p heads=32 \
     -p seq_len=4096 -p dim=128 -p is_causal=False -p block_M=128 -p block_N=128
 bench hopper-flash-b4h32s4096d128-causal "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 \
     -p heads=32 -p seq_len=4096 -p dim=128 -p is_causal=True -p block_M=128 -p block_N=128
 bench hopper-mla-b128h128L8192 "$ROOT/samples/07_mla_decode.py" --backend hopper -p batch=128 -p heads=128 \
     -p seqlen_kv=8192
+fi
+if want hopper-tune; then
+step "the GEMM sample's configurations on the hopper backend (tilec sweep)"
+for shape in 4096 8192; do
+    "$PROFILE" sweep "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=$shape -p N=$shape -p K=$shape \
+        -p block_N=128,256 -p num_stages=3,4 -p threads=128,256 --flush-l2 --repeat 10 2>&1 | tee "$LOGS/sweep-hopper-sample-$shape.log"
+done
 fi
 
 if want tilelang; then
@@ -293,6 +306,20 @@ else
     row "run --gpu flash b8 h32 s4096 d128" "FAILED: $(tail -1 "$LOGS/run-flash-b8h32s4096d128.log" | cut -c1-80)"
 fi
 # ---- end of the Hopper device side ----
+fi
+FUZZ="$BUILD/engine/tools/fuzz/fuzz_diff"
+if want fuzz && [[ -x "$FUZZ" ]]; then
+step "differential fuzzing (docs/fuzzing.md): each GPU backend against the CPU oracle, then interpreter vs JIT"
+"$FUZZ" --gpu --seed 1 --count "${FUZZ_GPU_COUNT:-2000}" --progress 200 --out "$LOGS/fuzz-gpu" >"$LOGS/fuzz-gpu.log" 2>&1
+row "fuzz_diff --gpu (portable + hopper)" "$(tail -n 1 "$LOGS/fuzz-gpu.log" | cut -c1-120)"
+# The host's cores: one CPU fuzzer per core, disjoint seed ranges.
+jobs=$(nproc)
+for ((i = 0; i < jobs; ++i)); do
+    "$FUZZ" --seed $((1 + i * 100000000)) --count $(( ${FUZZ_CPU_COUNT:-100000} / jobs + 1 )) --progress 100000 \
+        --out "$LOGS/fuzz-cpu" >"$LOGS/fuzz-cpu-$i.log" 2>&1 &
+done
+wait
+row "fuzz_diff interpreter vs JIT ($jobs processes)" "$(cat "$LOGS"/fuzz-cpu-*.log | grep -c MISMATCH) mismatches; $(tail -qn 1 "$LOGS"/fuzz-cpu-*.log | awk '{s += $2} END {print s}') programs"
 fi
 EDIT="$BUILD/engine/tools/bench/bench_edit"
 if want edit && [[ -x "$EDIT" ]]; then

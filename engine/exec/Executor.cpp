@@ -83,6 +83,30 @@ int64_t floorDivide(int64_t a, int64_t b) {
     return q;
 }
 
+// min and max of floats as IEEE 754-2019 minimumNumber/maximumNumber: a NaN operand is ignored (like
+// fminf), and -0.0 is below +0.0. Spelled out rather than std::fmin/std::fmax: glibc returns the second
+// of two equal operands and GCC may swap the operands of those calls, so their sign of zero depended on
+// the build (found by the differential fuzzer, tests/engine/jit/programs/signed_zero_min_max.py).
+double minNumber(double a, double b) {
+    if (std::isnan(a))
+        return b;
+    if (std::isnan(b) || a < b)
+        return a;
+    if (b < a)
+        return b;
+    return std::signbit(a) ? a : b; // equal: -0.0 wins
+}
+
+double maxNumber(double a, double b) {
+    if (std::isnan(a))
+        return b;
+    if (std::isnan(b) || a > b)
+        return a;
+    if (b > a)
+        return b;
+    return std::signbit(a) ? b : a; // equal: +0.0 wins
+}
+
 bool isGlobal(const Buffer* buffer) {
     return buffer->scope == MemoryScope::Global;
 }
@@ -452,9 +476,9 @@ private:
         case BinaryOp::FloorMod:
             return makeFloat(a - std::floor(a / b) * b, e.dtype);
         case BinaryOp::Min:
-            return makeFloat(std::fmin(a, b), e.dtype); // fminf: a NaN operand is ignored
+            return makeFloat(minNumber(a, b), e.dtype); // a NaN operand is ignored
         case BinaryOp::Max:
-            return makeFloat(std::fmax(a, b), e.dtype);
+            return makeFloat(maxNumber(a, b), e.dtype);
         case BinaryOp::Pow:
             return makeFloat(std::pow(a, b), e.dtype);
         case BinaryOp::Eq:
@@ -1132,16 +1156,16 @@ private:
         case ir::ReduceKind::Max:
             acc = -inf;
             for (int64_t i = 0; i < extent; ++i)
-                acc = std::fmax(acc, column[i * stride]);
+                acc = maxNumber(acc, column[i * stride]);
             if (!clear)
-                acc = std::fmax(old, acc);
+                acc = maxNumber(old, acc);
             break;
         case ir::ReduceKind::Min:
             acc = inf;
             for (int64_t i = 0; i < extent; ++i)
-                acc = std::fmin(acc, column[i * stride]);
+                acc = minNumber(acc, column[i * stride]);
             if (!clear)
-                acc = std::fmin(old, acc);
+                acc = minNumber(old, acc);
             break;
         case ir::ReduceKind::Sum:
             for (int64_t i = 0; i < extent; ++i)
@@ -1157,9 +1181,9 @@ private:
             break;
         case ir::ReduceKind::AbsMax:
             for (int64_t i = 0; i < extent; ++i)
-                acc = std::fmax(acc, std::fabs(column[i * stride]));
+                acc = maxNumber(acc, std::fabs(column[i * stride]));
             if (!clear)
-                acc = std::fmax(old, acc);
+                acc = maxNumber(old, acc);
             break;
         case ir::ReduceKind::BitAnd:
         case ir::ReduceKind::BitOr:

@@ -16,7 +16,8 @@
 // single precision for float8/float16/bfloat16/float32 inputs (double for float64, int64 for integer
 // inputs, i.e. int32 wrap-around for an int32 C), summed over k in order, rounded once to C's dtype.
 // Reduce accumulates in double (int64 for integer buffers) and rounds once to dst's dtype; clear=False
-// combines with the existing dst (sum: dst + r, max: max(dst, r), ...); max/min ignore NaN like fmaxf.
+// combines with the existing dst (sum: dst + r, max: max(dst, r), ...); max/min ignore NaN like fmaxf
+// and order -0.0 below +0.0 (IEEE 754-2019 minimumNumber/maximumNumber).
 // Fill and AtomicAdd convert and round to dst's dtype. Loops of every kind run their iterations in order;
 // layout annotations and swizzles do not change results. T.print output goes to ExecutionLog::prints.
 //

@@ -1,11 +1,15 @@
 // Rounding to narrow floating-point formats. One generic routine does the work: scale the value so that
 // one unit in the last place of its binade (or of the subnormal range) becomes 1, round that to an
-// integer with ties to even, scale back. Scaling by a power of two is exact in double, so the only
+// integer with ties to even, scale back. It exists twice: roundToFormatByFrexp spells every step with
+// frexp/ldexp/floor, roundToFormat does the same with bit operations (it rounds every element the
+// benchmarks fill); tests check they agree. Scaling by a power of two is exact in double, so the only
 // rounding that happens is the one we perform explicitly.
 #include "engine/exec/FloatFormats.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace tb {
@@ -46,7 +50,7 @@ std::optional<FloatFormat> floatFormatOf(ir::DType type) {
     return std::nullopt;
 }
 
-double roundToFormat(double value, const FloatFormat& format) {
+double roundToFormatByFrexp(double value, const FloatFormat& format) {
     if (std::isnan(value) || value == 0)
         return value; // keeps the sign of zero
     if (std::isinf(value))
@@ -64,6 +68,33 @@ double roundToFormat(double value, const FloatFormat& format) {
         whole += 1;
     double rounded = whole * quantum;
     // IEEE overflow: the result rounded with an unbounded exponent exceeds the largest finite value.
+    if (rounded > format.maxFinite)
+        rounded = format.hasInfinity ? std::numeric_limits<double>::infinity() : format.maxFinite;
+    return std::copysign(rounded, value);
+}
+
+double roundToFormat(double value, const FloatFormat& format) {
+    if (std::isnan(value) || value == 0)
+        return value;
+    if (std::isinf(value))
+        return format.hasInfinity ? value : std::copysign(format.maxFinite, value);
+    // The same computation as roundToFormatByFrexp with the binade read from the exponent bits (a
+    // subnormal double reads as -1023, below every format's normal range, which is all that matters)
+    // and the power-of-two scalings built from bits: no library calls but the rounding itself.
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    int exponent = std::max(static_cast<int>((bits >> 52) & 0x7ff) - 1023, format.minNormalExponent);
+    int quantumExponent = exponent - format.mantissaBits;
+    uint64_t quantumBits = static_cast<uint64_t>(quantumExponent + 1023) << 52;
+    uint64_t inverseBits = static_cast<uint64_t>(1023 - quantumExponent) << 52;
+    double quantum = 0, inverse = 0;
+    std::memcpy(&quantum, &quantumBits, sizeof quantum);
+    std::memcpy(&inverse, &inverseBits, sizeof inverse);
+    // Ties to even without a library call: the scaled magnitude is below 2^25, so adding and removing
+    // 2^52 in round-to-nearest-even double arithmetic rounds it to an integer.
+    constexpr double kTwo52 = 4503599627370496.0;
+    double scaled = std::fabs(value) * inverse;
+    double rounded = ((scaled + kTwo52) - kTwo52) * quantum;
     if (rounded > format.maxFinite)
         rounded = format.hasInfinity ? std::numeric_limits<double>::infinity() : format.maxFinite;
     return std::copysign(rounded, value);

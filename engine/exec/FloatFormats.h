@@ -27,6 +27,8 @@ std::optional<FloatFormat> floatFormatOf(ir::DType type);
 
 // Rounds to the nearest representable value, ties to even. NaN stays NaN.
 double roundToFormat(double value, const FloatFormat& format);
+// The same rounding spelled step by step with frexp/ldexp/floor (slower): the check of roundToFormat.
+double roundToFormatByFrexp(double value, const FloatFormat& format);
 
 double roundToFloat16(double value);
 double roundToBFloat16(double value);

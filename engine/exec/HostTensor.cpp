@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace tb {
 
@@ -199,36 +202,52 @@ double convertValue(double value, ir::DType from, ir::DType to) {
 }
 
 void fillRandom(HostTensor& tensor, uint64_t seed) {
-    uint64_t state = seed ^ fnv1a(tensor.name);
+    const uint64_t state = seed ^ fnv1a(tensor.name);
     int64_t count = tensor.elementCount();
     tensor.data.resize(static_cast<size_t>(count > 0 ? count : 0));
-    bool isFloatType = ir::isFloat(tensor.dtype);
-    double belowOne = largestBelowOne(tensor.dtype);
-    for (double& element : tensor.data) {
-        uint64_t bits = splitMix64(state);
-        if (isFloatType) {
-            double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
-            double value = roundToDType(2.0 * unit - 1.0, tensor.dtype);
-            element = value >= 1.0 ? belowOne : value;
-        } else if (tensor.dtype == ir::DType::Bool) {
-            element = static_cast<double>(bits >> 63);
-        } else if (ir::isUnsignedInt(tensor.dtype)) {
-            element = static_cast<double>(bits >> 61); // [0, 8)
-        } else {
-            element = static_cast<double>(static_cast<int64_t>(bits >> 60) - 8); // [-8, 8)
+    const bool isFloatType = ir::isFloat(tensor.dtype);
+    const double belowOne = largestBelowOne(tensor.dtype);
+    // SplitMix64's state only advances by its constant, so element i's draw is computable on its own:
+    // large tensors are filled by several threads with exactly the sequential values.
+    auto fill = [&](int64_t begin, int64_t end) {
+        uint64_t s = state + static_cast<uint64_t>(begin) * 0x9E3779B97F4A7C15ull;
+        for (int64_t i = begin; i < end; ++i) {
+            uint64_t bits = splitMix64(s);
+            double& element = tensor.data[static_cast<size_t>(i)];
+            if (isFloatType) {
+                double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+                double value = roundToDType(2.0 * unit - 1.0, tensor.dtype);
+                element = value >= 1.0 ? belowOne : value;
+            } else if (tensor.dtype == ir::DType::Bool) {
+                element = static_cast<double>(bits >> 63);
+            } else if (ir::isUnsignedInt(tensor.dtype)) {
+                element = static_cast<double>(bits >> 61); // [0, 8)
+            } else {
+                element = static_cast<double>(static_cast<int64_t>(bits >> 60) - 8); // [-8, 8)
+            }
         }
+    };
+    const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), 16);
+    if (count < (int64_t(1) << 20) || threads == 1) {
+        fill(0, count);
+        return;
     }
+    std::vector<std::thread> workers;
+    for (int64_t t = 0; t < threads; ++t)
+        workers.emplace_back(fill, count * t / threads, count * (t + 1) / threads);
+    for (std::thread& w : workers)
+        w.join();
 }
 
-ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expected, double atol,
-                                double rtol) {
+namespace {
+
+// compareTensors over [begin, end): the same per-element rule, the first mismatch by position.
+ComparisonResult compareRange(const HostTensor& actual, const HostTensor& expected, double atol, double rtol,
+                              size_t begin, size_t end, size_t& firstMismatch) {
     ComparisonResult result;
-    if (actual.shape != expected.shape || actual.data.size() != expected.data.size()) {
-        result.shapeMismatch = true;
-        return result;
-    }
     const double inf = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < actual.data.size(); ++i) {
+    firstMismatch = SIZE_MAX;
+    for (size_t i = begin; i < end; ++i) {
         double a = actual.data[i];
         double e = expected.data[i];
         bool match = false;
@@ -251,18 +270,62 @@ ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expe
         if (match)
             continue;
         if (result.mismatches == 0) {
-            // Unflatten the row-major position into a multi-index.
-            result.firstMismatch.assign(expected.shape.size(), 0);
-            int64_t rest = static_cast<int64_t>(i);
-            for (size_t d = expected.shape.size(); d-- > 0;) {
-                int64_t extent = expected.shape[d] > 0 ? expected.shape[d] : 1;
-                result.firstMismatch[d] = rest % extent;
-                rest /= extent;
-            }
+            firstMismatch = i;
             result.expectedAtMismatch = e;
             result.actualAtMismatch = a;
         }
         ++result.mismatches;
+    }
+    return result;
+}
+
+} // namespace
+
+ComparisonResult compareTensors(const HostTensor& actual, const HostTensor& expected, double atol,
+                                double rtol) {
+    ComparisonResult result;
+    if (actual.shape != expected.shape || actual.data.size() != expected.data.size()) {
+        result.shapeMismatch = true;
+        return result;
+    }
+    // Large tensors in slices on several threads, merged in order (the result does not depend on the split).
+    const size_t count = actual.data.size();
+    const size_t slices = count < (size_t(1) << 22)
+                              ? 1
+                              : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<ComparisonResult> parts(slices);
+    std::vector<size_t> firsts(slices, SIZE_MAX);
+    auto run = [&](size_t k) {
+        parts[k] = compareRange(actual, expected, atol, rtol, count * k / slices, count * (k + 1) / slices,
+                                firsts[k]);
+    };
+    std::vector<std::thread> workers;
+    for (size_t k = 1; k < slices; ++k)
+        workers.emplace_back(run, k);
+    run(0);
+    for (std::thread& w : workers)
+        w.join();
+    size_t first = SIZE_MAX;
+    for (size_t k = 0; k < slices; ++k) {
+        const ComparisonResult& p = parts[k];
+        result.maxAbsError = std::max(result.maxAbsError, p.maxAbsError);
+        result.maxRelError = std::max(result.maxRelError, p.maxRelError);
+        if (p.mismatches && first == SIZE_MAX) {
+            first = firsts[k];
+            result.expectedAtMismatch = p.expectedAtMismatch;
+            result.actualAtMismatch = p.actualAtMismatch;
+        }
+        result.mismatches += p.mismatches;
+    }
+    if (first != SIZE_MAX) {
+        // Unflatten the row-major position into a multi-index.
+        result.firstMismatch.assign(expected.shape.size(), 0);
+        int64_t rest = static_cast<int64_t>(first);
+        for (size_t d = expected.shape.size(); d-- > 0;) {
+            int64_t extent = expected.shape[d] > 0 ? expected.shape[d] : 1;
+            result.firstMismatch[d] = rest % extent;
+            rest /= extent;
+        }
     }
     return result;
 }

@@ -40,31 +40,66 @@ Reference makeFlashAttentionReference() {
         HostTensor o = likeParam(in, 3);
         auto at = [&](int64_t b, int64_t s, int64_t h) { return ((b * seqLen + s) * heads + h) * dim; };
         const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
-        std::vector<double> weights(static_cast<size_t>(seqLen));
+        // One (batch, head) at a time: K laid out [dim, seq] so that the scores of a query row are
+        // accumulated over d in order for all keys at once; each output element sums its weighted values
+        // over keys in order. Query rows are independent and split over threads.
+        std::vector<double> kt(static_cast<size_t>(dim * seqLen));
         for (int64_t b = 0; b < batch; ++b) {
             for (int64_t h = 0; h < heads; ++h) {
-                for (int64_t i = 0; i < seqLen; ++i) {
-                    const int64_t visible = *causal ? i + 1 : seqLen;
-                    double mx = -std::numeric_limits<double>::infinity();
-                    for (int64_t j = 0; j < visible; ++j) {
-                        double s = 0;
-                        for (int64_t d = 0; d < dim; ++d)
-                            s += q.data[at(b, i, h) + d] * k.data[at(b, j, h) + d];
-                        weights[j] = s * scale;
-                        mx = std::max(mx, weights[j]);
+                for (int64_t j = 0; j < seqLen; ++j)
+                    for (int64_t d = 0; d < dim; ++d)
+                        kt[d * seqLen + j] = k.data[at(b, j, h) + d];
+                // Four query rows at a time share each row of K^T and of V (every score and every output
+                // element is still summed in its natural order).
+                constexpr int64_t kRows = 4;
+                parallelRanges((seqLen + kRows - 1) / kRows, [&](int64_t begin, int64_t end) {
+                    std::vector<double> weights(static_cast<size_t>(kRows * seqLen));
+                    std::vector<double> acc(static_cast<size_t>(kRows * dim));
+                    for (int64_t block = begin; block < end; ++block) {
+                        const int64_t i0 = block * kRows;
+                        const int64_t rows = std::min(kRows, seqLen - i0);
+                        const int64_t visible = *causal ? i0 + rows : seqLen; // the widest row's keys
+                        std::fill(weights.begin(), weights.end(), 0.0);
+                        double* scoreRows[kRows];
+                        double* accRows[kRows];
+                        for (int64_t r = 0; r < kRows; ++r) {
+                            scoreRows[r] = &weights[std::min(r, rows - 1) * seqLen];
+                            accRows[r] = &acc[std::min(r, rows - 1) * dim];
+                        }
+                        for (int64_t d = 0; d < dim; ++d) {
+                            double qd[kRows];
+                            for (int64_t r = 0; r < rows; ++r)
+                                qd[r] = q.data[at(b, i0 + r, h) + d];
+                            addScaledRows(scoreRows, qd, rows, &kt[d * seqLen], visible);
+                        }
+                        std::fill(acc.begin(), acc.end(), 0.0);
+                        double sums[kRows] = {0, 0, 0, 0};
+                        for (int64_t r = 0; r < rows; ++r) {
+                            const int64_t seen = *causal ? i0 + r + 1 : seqLen;
+                            double* w = &weights[r * seqLen];
+                            double mx = -std::numeric_limits<double>::infinity();
+                            for (int64_t j = 0; j < seen; ++j) {
+                                w[j] *= scale;
+                                mx = std::max(mx, w[j]);
+                            }
+                            for (int64_t j = 0; j < seen; ++j) {
+                                w[j] = std::exp(w[j] - mx);
+                                sums[r] += w[j];
+                            }
+                            for (int64_t j = seen; j < visible; ++j)
+                                w[j] = 0; // hidden keys weigh nothing
+                        }
+                        for (int64_t j = 0; j < visible; ++j) {
+                            double wj[kRows];
+                            for (int64_t r = 0; r < rows; ++r)
+                                wj[r] = weights[r * seqLen + j];
+                            addScaledRows(accRows, wj, rows, &v.data[at(b, j, h)], dim);
+                        }
+                        for (int64_t r = 0; r < rows; ++r)
+                            for (int64_t d = 0; d < dim; ++d)
+                                o.data[at(b, i0 + r, h) + d] = acc[r * dim + d] / sums[r];
                     }
-                    double sum = 0;
-                    for (int64_t j = 0; j < visible; ++j) {
-                        weights[j] = std::exp(weights[j] - mx);
-                        sum += weights[j];
-                    }
-                    for (int64_t d = 0; d < dim; ++d) {
-                        double acc = 0;
-                        for (int64_t j = 0; j < visible; ++j)
-                            acc += weights[j] * v.data[at(b, j, h) + d];
-                        o.data[at(b, i, h) + d] = acc / sum;
-                    }
-                }
+                });
             }
         }
         roundToOwnDType(o);

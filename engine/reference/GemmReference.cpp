@@ -32,17 +32,36 @@ bool computeGemm(const ReferenceInvocation& in, bool transA, bool transB, bool r
         !expectShape(in, 2, {m, n}, error))
         return false;
     HostTensor c = likeParam(in, 2);
-    for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-            double sum = 0;
+    // Row by row: c[i, :] accumulates opA(i, p) * opB(p, :) for p in order, so each element is the plain
+    // sum over p in order; rows are independent and split over threads. opB is laid out [k, n] first.
+    std::vector<double> bk(static_cast<size_t>(k * n));
+    for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+            bk[p * n + j] = transB ? b.data[j * k + p] : b.data[p * n + j];
+    // Four rows at a time share each row of opB (the sums are unchanged: each element still adds its
+    // products in p order).
+    constexpr int64_t kRows = 4;
+    parallelRanges((m + kRows - 1) / kRows, [&](int64_t begin, int64_t end) {
+        for (int64_t block = begin; block < end; ++block) {
+            const int64_t i0 = block * kRows;
+            const int64_t rows = std::min(kRows, m - i0);
+            double* row[kRows];
+            for (int64_t r = 0; r < kRows; ++r)
+                row[r] = &c.data[(i0 + std::min(r, rows - 1)) * n];
+            for (int64_t r = 0; r < rows; ++r)
+                std::fill(row[r], row[r] + n, 0.0);
             for (int64_t p = 0; p < k; ++p) {
-                const double av = transA ? a.data[p * m + i] : a.data[i * k + p];
-                const double bv = transB ? b.data[j * k + p] : b.data[p * n + j];
-                sum += av * bv;
+                double av[kRows];
+                for (int64_t r = 0; r < rows; ++r)
+                    av[r] = transA ? a.data[p * m + i0 + r] : a.data[(i0 + r) * k + p];
+                addScaledRows(row, av, rows, &bk[p * n], n);
             }
-            c.data[i * n + j] = relu ? std::max(sum, 0.0) : sum;
+            if (relu)
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t j = 0; j < n; ++j)
+                        row[r][j] = std::max(row[r][j], 0.0);
         }
-    }
+    });
     roundToOwnDType(c);
     expected.emplace(2, std::move(c));
     return true;

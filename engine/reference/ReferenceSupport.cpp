@@ -1,9 +1,12 @@
 // Shared helpers of the naive references: specialization lookup, parameter checks, output tensors.
 #include "engine/reference/ReferenceSupport.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
+#include <thread>
 #include <variant>
+#include <vector>
 
 namespace tb::reference {
 
@@ -119,8 +122,57 @@ HostTensor likeParam(const ReferenceInvocation& invocation, int index) {
 }
 
 void roundToOwnDType(HostTensor& tensor) {
-    for (double& v : tensor.data)
-        v = roundToDType(v, tensor.dtype);
+    parallelRanges(static_cast<int64_t>(tensor.data.size()), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+            tensor.data[size_t(i)] = roundToDType(tensor.data[size_t(i)], tensor.dtype);
+    });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TILEBENCH_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TILEBENCH_VECTOR_CLONES
+#endif
+
+TILEBENCH_VECTOR_CLONES
+void addScaledRows(double* const* rows, const double* coefficients, int64_t rowCount, const double* x,
+                   int64_t n) {
+    if (rowCount == 4) {
+        double* __restrict r0 = rows[0];
+        double* __restrict r1 = rows[1];
+        double* __restrict r2 = rows[2];
+        double* __restrict r3 = rows[3];
+        const double c0 = coefficients[0], c1 = coefficients[1], c2 = coefficients[2], c3 = coefficients[3];
+        for (int64_t j = 0; j < n; ++j) {
+            const double v = x[j];
+            r0[j] += c0 * v;
+            r1[j] += c1 * v;
+            r2[j] += c2 * v;
+            r3[j] += c3 * v;
+        }
+        return;
+    }
+    for (int64_t r = 0; r < rowCount; ++r) {
+        double* __restrict row = rows[r];
+        const double c = coefficients[r];
+        for (int64_t j = 0; j < n; ++j)
+            row[j] += c * x[j];
+    }
+}
+
+void parallelRanges(int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
+    int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    threads = std::min(threads, count);
+    if (threads <= 1) {
+        if (count > 0)
+            fn(0, count);
+        return;
+    }
+    std::vector<std::thread> workers;
+    for (int64_t t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] { fn(count * t / threads, count * (t + 1) / threads); });
+    for (std::thread& w : workers)
+        w.join();
 }
 
 } // namespace tb::reference

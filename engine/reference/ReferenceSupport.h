@@ -6,6 +6,7 @@
 #include "engine/reference/Reference.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,17 @@ bool expectOutputMarked(const ReferenceInvocation& invocation, int primaryOutput
 HostTensor likeParam(const ReferenceInvocation& invocation, int index);
 // Rounds every value of an expected tensor to its dtype (the references compute in double).
 void roundToOwnDType(HostTensor& tensor);
+
+// rows[r][j] += coefficients[r] * x[j] for r < rowCount (at most 4) and j < n: the inner loop of the
+// references' matrix products, one multiply and one add per element (no fused multiply-add), each row's
+// element updated in the caller's order. Built for AVX2 and for baseline x86-64, chosen at run time.
+void addScaledRows(double* const* rows, const double* coefficients, int64_t rowCount, const double* x,
+                   int64_t n);
+
+// Calls fn(begin, end) over disjoint ranges covering [0, count), one per hardware thread (plain
+// std::threads: the references stay independent of the JIT's pool). Each index is computed the same way
+// whatever the split, so results do not depend on the thread count.
+void parallelRanges(int64_t count, const std::function<void(int64_t begin, int64_t end)>& fn);
 
 // The factories behind the registry, one per reference file.
 Reference makeElementwiseAddReference();

@@ -27,17 +27,19 @@ Reference makeRmsNormSiluReference() {
         // The sample's default; a program that changes eps has it in its specialization.
         const double eps = specDouble(in.module, "eps").value_or(1e-5);
         HostTensor y = likeParam(in, 2);
-        for (int64_t i = 0; i < m; ++i) {
-            const double* row = &x.data[i * c];
-            double sumSquares = 0;
-            for (int64_t j = 0; j < c; ++j)
-                sumSquares += row[j] * row[j];
-            const double rinv = 1.0 / std::sqrt(sumSquares / static_cast<double>(c) + eps);
-            for (int64_t j = 0; j < c; ++j) {
-                const double v = row[j] * rinv * gamma.data[j];
-                y.data[i * c + j] = v / (1.0 + std::exp(-v));
+        parallelRanges(m, [&](int64_t begin, int64_t end) { // rows are independent
+            for (int64_t i = begin; i < end; ++i) {
+                const double* row = &x.data[i * c];
+                double sumSquares = 0;
+                for (int64_t j = 0; j < c; ++j)
+                    sumSquares += row[j] * row[j];
+                const double rinv = 1.0 / std::sqrt(sumSquares / static_cast<double>(c) + eps);
+                for (int64_t j = 0; j < c; ++j) {
+                    const double v = row[j] * rinv * gamma.data[j];
+                    y.data[i * c + j] = v / (1.0 + std::exp(-v));
+                }
             }
-        }
+        });
         roundToOwnDType(y);
         expected.emplace(2, std::move(y));
         return true;

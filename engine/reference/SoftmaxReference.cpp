@@ -23,18 +23,20 @@ Reference makeSoftmaxReference() {
         const int64_t m = x.shape[0];
         const int64_t n = x.shape[1];
         HostTensor y = likeParam(in, 1);
-        for (int64_t i = 0; i < m; ++i) {
-            const double* row = &x.data[i * n];
-            // Subtracting the max changes nothing mathematically and keeps exp finite.
-            double mx = -std::numeric_limits<double>::infinity();
-            for (int64_t j = 0; j < n; ++j)
-                mx = std::max(mx, row[j]);
-            double sum = 0;
-            for (int64_t j = 0; j < n; ++j)
-                sum += std::exp(row[j] - mx);
-            for (int64_t j = 0; j < n; ++j)
-                y.data[i * n + j] = std::exp(row[j] - mx) / sum;
-        }
+        parallelRanges(m, [&](int64_t begin, int64_t end) { // rows are independent
+            for (int64_t i = begin; i < end; ++i) {
+                const double* row = &x.data[i * n];
+                // Subtracting the max changes nothing mathematically and keeps exp finite.
+                double mx = -std::numeric_limits<double>::infinity();
+                for (int64_t j = 0; j < n; ++j)
+                    mx = std::max(mx, row[j]);
+                double sum = 0;
+                for (int64_t j = 0; j < n; ++j)
+                    sum += std::exp(row[j] - mx);
+                for (int64_t j = 0; j < n; ++j)
+                    y.data[i * n + j] = std::exp(row[j] - mx) / sum;
+            }
+        });
         roundToOwnDType(y);
         expected.emplace(1, std::move(y));
         return true;

@@ -6,6 +6,7 @@
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/gpu/TensorMapSpec.h"
 #include "engine/ir/IrQueries.h"
+#include "engine/jit/ProgramExecution.h"
 #include "engine/support/Stopwatch.h"
 
 #include <algorithm>
@@ -692,8 +693,11 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     // The oracle.
     std::vector<HostTensor> expected = params;
     auto start = std::chrono::steady_clock::now();
-    if (!executePrimFunc(module, func, expected, dims, diags))
+    ProgramExecutionReport oracle;
+    if (!executeProgram(module, func, expected, dims, diags, {}, nullptr, &oracle))
         return finish(GpuRunStage::Oracle, "the CPU executor failed");
+    out.oracleBackend = cpuBackendName(oracle.used);
+    out.oracleNote = oracle.fallbackNote;
     out.oracleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     step("oracle");
     out.matches = true;

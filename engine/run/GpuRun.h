@@ -77,6 +77,8 @@ struct GpuRunResult {
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;
     double oracleSeconds = 0;
+    std::string oracleBackend; // "jit" or "interpreter" (engine/jit/ProgramExecution.h)
+    std::string oracleNote;    // why the interpreter checked the result when the JIT could not
     // Wall time of each step, in order ("inputs", "upload", "compile+load", "launch",
     // "download", "oracle"): where an edit-to-result run spends its time.
     std::vector<std::pair<std::string, double>> stepMilliseconds;

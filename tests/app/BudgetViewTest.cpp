@@ -33,10 +33,11 @@ TEST_F(BudgetFixture, FlashAttentionOccupancyFromSharedMemoryThenRegisters) {
     const int64_t byRegisters = 65536 / (perWarp * 4);
     EXPECT_EQ(m.occupancy.byRegisters, byRegisters);
     EXPECT_EQ(m.occupancy.blocks, std::min<int64_t>(byRegisters, 6));
-    if (byRegisters < 6)
+    if (byRegisters < 6) {
         EXPECT_NE(m.summary().find("limited by registers: " + std::to_string(registers) + " per thread"),
                   std::string::npos)
             << m.summary();
+    }
 #endif
 }
 

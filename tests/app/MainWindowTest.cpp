@@ -115,8 +115,9 @@ TEST_F(Fixture, LinkedSelectionBetweenEditorIrAndCanvases) {
     EXPECT_EQ(window->canvases().bankState().highlightLine, uint32_t(gemmLine));
     // The bank view selected one of the gemm line's accesses.
     const auto& bank = window->canvases().bankModel();
-    if (!bank.rowsOfLine(uint32_t(gemmLine)).empty())
+    if (!bank.rowsOfLine(uint32_t(gemmLine)).empty()) {
         EXPECT_EQ(bank.rows[size_t(bank.selected)].line, uint32_t(gemmLine));
+    }
     // Reverse: clicking the IR line highlights the tile-program line.
     window->editor()->gotoLine(1);
     window->irView()->setTextCursor(QTextCursor(window->irView()->document()->findBlockByNumber(0)));
@@ -133,8 +134,9 @@ TEST_F(Fixture, RunWithoutGpuExplainsItselfAndChecksOnTheCpu) {
     ASSERT_TRUE(window->compileNow());
     QString gpu = window->gpuLabel()->text();
     auto availability = gpu::probeGpus();
-    if (!availability.available)
+    if (!availability.available) {
         EXPECT_TRUE(gpu.startsWith("no GPU: CPU reference execution (")) << gpu.toStdString();
+    }
     window->runProgram();
     ASSERT_TRUE(window->waitForRun(60000));
     QString out = window->runOutput()->toPlainText();

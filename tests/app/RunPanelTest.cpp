@@ -180,8 +180,9 @@ TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
         auto it = std::find_if(sweep.points.begin(), sweep.points.end(),
                                [&](const views::SweepPoint& p) { return p.value == stages; });
         ASSERT_NE(it, sweep.points.end());
-        if (bytes >= 0)
+        if (bytes >= 0) {
             EXPECT_EQ(it->sharedBytes, bytes) << "num_stages=" << stages << "\n" << out.toStdString();
+        }
         ++rows;
     }
     EXPECT_EQ(rows, 4) << out.toStdString();
@@ -311,11 +312,12 @@ TEST(RunnerLocation, RunPanelFindsTheBuildsRunnerAndSaysWhyThereIsNoGpu) {
     ASSERT_TRUE(panel->waitForDevices(30000));
     QString label = panel->gpuLabel()->text();
     EXPECT_FALSE(label.contains("not available")) << label.toStdString();
-    if (!gpu::probeGpus().available)
+    if (!gpu::probeGpus().available) {
         EXPECT_TRUE(label.startsWith("no GPU: CPU reference execution (the runner found no GPU: "))
             << label.toStdString();
-    else
+    } else {
         EXPECT_TRUE(panel->hasGpu()) << label.toStdString();
+    }
 }
 
 TEST(RunnerLocation, TheAppBinaryFindsTheRunnerFromItsOwnLocation) {

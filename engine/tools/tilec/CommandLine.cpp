@@ -29,7 +29,8 @@ commands:
   ir FILE           print the Tile IR (--json for the documented JSON form)
   params FILE       list the jit parameters, their values and where each came from
   ast FILE          print the syntax tree (debugging)
-  run FILE --cpu    execute on the CPU reference executor and compare with the naive reference
+  run FILE --cpu    execute on the CPU (LLVM JIT, interpreter fallback) and compare with the naive
+                    reference (--interpret: the tree-walking interpreter; --jit: the JIT or an error)
   layouts FILE      every buffer's inferred layout: fragments (thread, register) and shared swizzles
   plan FILE         warp partitions, loop/reduce/copy plans, the kernel schedule (shared arena,
                     pipelines) and the shared-memory budget
@@ -137,6 +138,12 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.json = true;
         } else if (arg == "--cpu") {
             cl.cpu = true;
+        } else if (arg == "--interpret") {
+            cl.cpu = true;
+            cl.cpuBackend = "interpreter";
+        } else if (arg == "--jit") {
+            cl.cpu = true;
+            cl.cpuBackend = "jit";
         } else if (arg == "--gpu") {
             cl.gpu = true;
         } else if (arg == "--time") {

@@ -31,6 +31,7 @@ struct CommandLine {
     bool json = false;
     bool cpu = false;
     bool gpu = false;
+    std::string cpuBackend = "auto"; // run --cpu: auto (JIT, interpreter fallback), jit, interpreter
     bool showTimings = false;
     bool tables = false;     // layouts/plan --json: include element -> (thread, register) tables
     bool noWgmma = false;    // tl.disable_wgmma: mma.sync even on the hopper backend

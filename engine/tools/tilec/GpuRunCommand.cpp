@@ -49,7 +49,11 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
         JsonWriter json;
         json.beginObject().field("ok", r.ok()).field("stage", run::gpuRunStageName(r.stage));
         json.field("message", r.message).field("arch", r.arch).field("device", r.device);
-        json.field("fault", r.fault).field("timeout", r.timeout).key("kernels").beginArray();
+        json.field("fault", r.fault).field("timeout", r.timeout);
+        json.field("oracleBackend", r.oracleBackend)
+            .field("oracleNote", r.oracleNote)
+            .key("kernels")
+            .beginArray();
         for (const auto& k : r.kernels)
             json.beginObject()
                 .field("name", k.name)
@@ -91,7 +95,10 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
                             indexText(o.comparison.firstMismatch).c_str(), o.comparison.actualAtMismatch,
                             o.comparison.expectedAtMismatch);
         }
-        std::printf("%s against the CPU reference executor\n", r.matches ? "correct" : "WRONG RESULTS");
+        if (!r.oracleNote.empty())
+            std::printf("note: %s\n", r.oracleNote.c_str());
+        std::printf("%s against the CPU reference executor (%s, %.3f s)\n",
+                    r.matches ? "correct" : "WRONG RESULTS", r.oracleBackend.c_str(), r.oracleSeconds);
     }
     if (!r.ran && !cl.json)
         std::fprintf(stderr, "tilec: error: GPU run failed at %s: %s%s\n", run::gpuRunStageName(r.stage),

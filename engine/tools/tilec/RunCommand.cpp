@@ -1,6 +1,7 @@
 #include "engine/tools/tilec/RunCommand.h"
 
 #include "engine/exec/Executor.h"
+#include "engine/jit/ProgramExecution.h"
 #include "engine/reference/Reference.h"
 #include "engine/support/Json.h"
 
@@ -63,8 +64,16 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
     std::vector<HostTensor> params = allocateParams(func, dims, cl.seed, diags);
     auto start = std::chrono::steady_clock::now();
     ExecutionLog log;
-    bool executed = !diags.hasErrors() && executePrimFunc(module, func, params, dims, diags, {}, &log);
+    ProgramExecutionOptions options;
+    options.backend = cl.cpuBackend == "interpreter" ? CpuBackend::Interpreter
+                      : cl.cpuBackend == "jit"       ? CpuBackend::Jit
+                                                     : CpuBackend::Auto;
+    ProgramExecutionReport report;
+    bool executed =
+        !diags.hasErrors() && executeProgram(module, func, params, dims, diags, options, &log, &report);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!report.fallbackNote.empty())
+        std::fprintf(stderr, "tilec: note: %s\n", report.fallbackNote.c_str());
     if (!executed) {
         std::fprintf(stderr, "%s", formatDiagnostics(result.sources, diags.diagnostics()).c_str());
         return ExitRuntimeError;
@@ -74,8 +83,13 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
 
     auto directive = referenceDirective(result.sources.file(result.file).text());
     const Reference* reference = directive ? findReference(*directive) : nullptr;
-    std::printf("%s: ran %s on the CPU reference executor in %.3f s (seed %llu)\n", module.sourceName.c_str(),
-                func.name.c_str(), seconds, static_cast<unsigned long long>(cl.seed));
+    if (report.used == CpuBackend::Jit)
+        std::printf("%s: ran %s on the CPU JIT in %.3f s (compile %.3f s, %d threads; seed %llu)\n",
+                    module.sourceName.c_str(), func.name.c_str(), seconds, report.compileSeconds,
+                    report.threads, static_cast<unsigned long long>(cl.seed));
+    else
+        std::printf("%s: ran %s on the CPU interpreter in %.3f s (seed %llu)\n", module.sourceName.c_str(),
+                    func.name.c_str(), seconds, static_cast<unsigned long long>(cl.seed));
     if (!reference) {
         if (directive)
             std::printf("unknown reference '%s'; outputs:\n", directive->c_str());
@@ -100,6 +114,9 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
     json.beginObject()
         .field("reference", reference->name)
         .field("seconds", seconds)
+        .field("backend", cpuBackendName(report.used))
+        .field("compileSeconds", report.compileSeconds)
+        .field("fallback", report.fallbackNote)
         .key("outputs")
         .beginArray();
     for (const auto& [index, want] : expected) {

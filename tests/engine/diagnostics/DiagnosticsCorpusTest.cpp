@@ -120,8 +120,9 @@ TEST_P(DiagnosticsCorpus, ReportsExactlyTheExpectedErrors) {
     for (const Diagnostic& d : result->diagnostics.diagnostics()) {
         EXPECT_TRUE(d.range.valid) << c.path << ": diagnostic without a location: " << d.message;
         EXPECT_FALSE(d.message.empty());
-        if (d.severity == Severity::Error)
+        if (d.severity == Severity::Error) {
             EXPECT_FALSE(d.hint.empty()) << c.path << ": error without a hint: " << d.message;
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <limits>
 #include <vector>
@@ -30,6 +31,48 @@ void expectRounds(DType type, const std::vector<RoundCase>& cases) {
         EXPECT_EQ(roundToDType(got, type), got) << ir::dtypeName(type) << " of " << c.input;
         if (ir::isFloat(type)) {
             EXPECT_EQ(roundToDType(-c.input, type), -c.expected) << ir::dtypeName(type) << " of " << -c.input;
+        }
+    }
+}
+
+// roundToFormat (bit operations) against roundToFormatByFrexp (the step-by-step spelling) on every
+// format, over the special values, every binade boundary and ties, and a million random doubles of all
+// magnitudes.
+TEST(Numerics, FastRoundingAgreesWithTheFrexpSpelling) {
+    std::vector<double> values = {0.0,
+                                  -0.0,
+                                  std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::denorm_min(),
+                                  std::numeric_limits<double>::max(),
+                                  std::numeric_limits<double>::min(),
+                                  448.0,
+                                  464.0,
+                                  65504.0,
+                                  65520.0,
+                                  57344.0};
+    for (int e = -160; e <= 140; ++e)
+        for (double m :
+             {1.0, 1.5, 1.0 + 0x1p-11, 1.0 + 0x1p-8, 1.0 + 0x1p-4, 1.0 + 0x1p-3, 1.0 + 0x1p-24, 1.75})
+            values.push_back(std::ldexp(m, e));
+    uint64_t state = 12345;
+    for (int i = 0; i < 1000000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t bits = state;
+        double v = 0;
+        std::memcpy(&v, &bits, sizeof v);
+        if (!std::isnan(v))
+            values.push_back(v);
+    }
+    for (ir::DType type : {ir::DType::Float16, ir::DType::BFloat16, ir::DType::Float8E4M3,
+                           ir::DType::Float8E5M2, ir::DType::Float32}) {
+        FloatFormat format = *floatFormatOf(type);
+        for (double v : values) {
+            for (double x : {v, -v}) {
+                double fast = roundToFormat(x, format), slow = roundToFormatByFrexp(x, format);
+                ASSERT_TRUE(std::memcmp(&fast, &slow, sizeof fast) == 0)
+                    << ir::dtypeName(type) << " of " << x << ": " << fast << " vs " << slow;
+            }
         }
     }
 }

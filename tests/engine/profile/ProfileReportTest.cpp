@@ -91,8 +91,8 @@ TEST(ProfileReport, MetricsPeersAndLines) {
                          {"sm__warps_active.avg.pct_of_peak_sustained_active", 61.234, true, ""},
                          {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 65011712, true, ""},
                          {"bogus__metric.sum", 0, false, "not a metric of chip GH100"}};
-    r.peers.push_back({"cuBLAS fp16 GEMM 4096x4096x4096", 0.2, 0.8, "", ""});
-    r.peers.push_back({"previous run", 0, 0, "", "no earlier result"});
+    r.peers.push_back({"cuBLAS fp16 GEMM 4096x4096x4096", 0.2, 0.8, "", "", {}});
+    r.peers.push_back({"previous run", 0, 0, "", "no earlier result", {}});
     r.sassRequested = true;
     r.sass.ok = true;
     r.sass.availability = CounterAvailability::Available;

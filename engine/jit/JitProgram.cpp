@@ -1,0 +1,325 @@
+// The JIT driver: collects the buffers a PrimFunc's kernels touch, lowers each T.Kernel (Lowering.h),
+// optimizes and compiles the module (OrcSession.h), and runs the kernels in order, each over a thread
+// pool in block ranges (in order on one thread when its blocks combine results through atomic adds).
+// A lowering that fails or a module that does not verify gives a reason instead of a program, so the
+// caller can run the interpreter.
+#include "engine/jit/JitProgram.h"
+
+#include "engine/jit/Lowering.h"
+#include "engine/jit/OrcSession.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <mutex>
+#include <set>
+#include <utility>
+
+namespace tb::jit {
+
+namespace {
+
+using KernelFn = void (*)(double**, int64_t, int64_t, JitError*);
+
+struct CompiledKernel {
+    KernelFn fn = nullptr;
+    std::vector<int64_t> grid;
+    int64_t blocks = 0;
+    bool sequential = false;
+};
+
+std::string joinInts(const std::vector<int64_t>& values) {
+    std::string out;
+    for (size_t i = 0; i < values.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(values[i]);
+    return out;
+}
+
+// The top-level kernels in order; anything else at host level is not lowered.
+void collectKernels(const ir::Stmt* stmt, std::vector<const ir::Stmt*>& kernels) {
+    if (!stmt)
+        return;
+    if (stmt->kind == ir::StmtKind::Seq) {
+        for (const auto& child : stmt->stmts)
+            collectKernels(child.get(), kernels);
+        return;
+    }
+    if (stmt->kind != ir::StmtKind::Kernel)
+        throw Unsupported{"a host statement outside T.Kernel"};
+    kernels.push_back(stmt);
+}
+
+class CompiledProgram final : public JitProgram {
+public:
+    std::shared_ptr<OrcSession> session;
+    LoweringContext lowering;
+    std::vector<BufferShape> globalShapes; // by position in lowering.globals
+    std::vector<CompiledKernel> kernels;
+    std::string text;
+
+    bool run(std::vector<HostTensor>& params, DiagnosticEngine& diags, ThreadPool& pool) override;
+    std::string llvmIr() const override { return text; }
+};
+
+bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& diags, ThreadPool& pool) {
+    const ir::PrimFunc& func = *lowering.func;
+    if (params.size() != func.params.size()) {
+        diags.error("execution-param-mismatch", func.range,
+                    "'" + func.name + "' takes " + std::to_string(func.params.size()) + " tensors but " +
+                        std::to_string(params.size()) + " were given",
+                    "pass one host tensor per parameter, in order (allocateParams makes them)");
+        return false;
+    }
+    std::vector<double*> pointers(lowering.globals.size(), nullptr);
+    std::vector<std::vector<double>> workspaces; // T.alloc_global: zero-filled once per execution
+    for (size_t i = 0; i < lowering.globals.size(); ++i) {
+        const ir::Buffer* buffer = lowering.globals[i];
+        const BufferShape& shape = globalShapes[i];
+        if (buffer->paramIndex < 0) {
+            workspaces.emplace_back(static_cast<size_t>(std::max<int64_t>(shape.count, 1)), 0.0);
+            pointers[i] = workspaces.back().data();
+            continue;
+        }
+        HostTensor& tensor = params[static_cast<size_t>(buffer->paramIndex)];
+        if (tensor.shape != shape.shape || tensor.dtype != buffer->dtype ||
+            static_cast<int64_t>(tensor.data.size()) != shape.count) {
+            diags.error("execution-param-mismatch", buffer->range,
+                        "parameter '" + buffer->name + "' is " + ir::dtypeName(buffer->dtype) + "[" +
+                            joinInts(shape.shape) + "] but the tensor given is " +
+                            ir::dtypeName(tensor.dtype) + "[" + joinInts(tensor.shape) + "] with " +
+                            std::to_string(tensor.data.size()) + " values",
+                        "allocate the tensor with the parameter's dtype and shape");
+            return false;
+        }
+        static double empty = 0;
+        pointers[i] = tensor.data.empty() ? &empty : tensor.data.data();
+    }
+    for (const CompiledKernel& kernel : kernels) {
+        JitError first;
+        first.block = INT64_MAX;
+        std::mutex mutex;
+        std::atomic<bool> failed{false};
+        auto runRange = [&](int64_t begin, int64_t end, int) {
+            if (failed.load(std::memory_order_relaxed))
+                return;
+            JitError error;
+            kernel.fn(pointers.data(), begin, end, &error);
+            if (error.code == 0)
+                return;
+            std::lock_guard<std::mutex> lock(mutex);
+            if (error.block < first.block)
+                first = error;
+            failed = true;
+        };
+        if (kernel.sequential)
+            pool.parallelFor(1, 1, [&](int64_t, int64_t, int w) { runRange(0, kernel.blocks, w); });
+        else
+            pool.parallelFor(kernel.blocks, 0, runRange);
+        if (first.code == 0)
+            continue;
+        const ErrorSite& site = lowering.sites.at(static_cast<size_t>(first.code - 1));
+        Diagnostic& d = diags.error(site.code, site.range, site.message, site.hint);
+        std::vector<int64_t> index(3, 0);
+        int64_t rest = first.block;
+        for (size_t k = 0; k < kernel.grid.size(); ++k) {
+            int64_t extent = std::max<int64_t>(kernel.grid[k], 1);
+            index[k] = rest % extent;
+            rest /= extent;
+        }
+        d.notes.push_back({site.range, "in block (" + joinInts(index) + ")"});
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+namespace {
+
+// Lowers one program's kernels into `llvmModule`. On failure the functions it added are removed again
+// and whyNot says why.
+bool lowerProgram(CompiledProgram& program, llvm::LLVMContext& context, llvm::Module& llvmModule,
+                  std::vector<std::string>& names, std::string& whyNot) {
+    LoweringContext& lowering = program.lowering;
+    const ir::PrimFunc& func = *lowering.func;
+    for (const ir::Var* dim : func.dynamicDims)
+        if (!lowering.dims.count(dim->name)) {
+            whyNot = "no value for dynamic dim '" + dim->name + "'";
+            return false;
+        }
+    std::set<const llvm::Function*> before;
+    for (const llvm::Function& fn : llvmModule)
+        before.insert(&fn);
+    auto discard = [&] {
+        std::vector<llvm::Function*> added;
+        for (llvm::Function& fn : llvmModule)
+            if (!before.count(&fn) && !fn.isDeclaration())
+                added.push_back(&fn);
+        for (llvm::Function* fn : added)
+            fn->dropAllReferences();
+        for (llvm::Function* fn : added)
+            fn->eraseFromParent();
+        names.clear();
+    };
+    std::vector<const ir::Stmt*> kernelStmts;
+    try {
+        collectKernels(func.body.get(), kernelStmts);
+        lowering.globals = func.params;
+        for (const ir::Stmt* kernel : kernelStmts)
+            for (const ir::Buffer* buffer : kernel->allocations)
+                if (buffer->scope == ir::MemoryScope::Global &&
+                    std::find(lowering.globals.begin(), lowering.globals.end(), buffer) ==
+                        lowering.globals.end())
+                    lowering.globals.push_back(buffer);
+        Lowerer lowerer(context, llvmModule, lowering);
+        for (const ir::Buffer* buffer : lowering.globals)
+            program.globalShapes.push_back(lowerer.shapeOf(buffer));
+        for (size_t i = 0; i < kernelStmts.size(); ++i) {
+            CompiledKernel kernel;
+            llvm::Function* fn = lowerer.lowerKernel(*kernelStmts[i], static_cast<int>(i), kernel.sequential);
+            names.push_back(fn->getName().str());
+            kernel.blocks = 1;
+            for (const ir::ExprPtr& extent : kernelStmts[i]->grid) {
+                int64_t value = *lowerer.constantValue(extent);
+                kernel.grid.push_back(value);
+                kernel.blocks = value <= 0 ? 0 : kernel.blocks * value;
+            }
+            program.kernels.push_back(kernel);
+        }
+    } catch (const Unsupported& unsupported) {
+        whyNot = unsupported.reason;
+        discard();
+        return false;
+    }
+    for (llvm::Function& fn : llvmModule) {
+        if (before.count(&fn) || fn.isDeclaration())
+            continue;
+        std::string broken;
+        llvm::raw_string_ostream brokenStream(broken);
+        if (llvm::verifyFunction(fn, &brokenStream)) {
+            whyNot = "internal error: the lowered code does not verify: " + brokenStream.str().substr(0, 400);
+            discard();
+            return false;
+        }
+    }
+    return true;
+}
+
+size_t instructionCount(const llvm::Module& module) {
+    size_t count = 0;
+    for (const llvm::Function& fn : module)
+        count += static_cast<size_t>(std::distance(llvm::inst_begin(fn), llvm::inst_end(fn)));
+    return count;
+}
+
+} // namespace
+
+std::vector<std::unique_ptr<JitProgram>> compileJitBatch(const std::vector<JitBatchItem>& items,
+                                                         const ExecutionLimits& limits,
+                                                         std::vector<std::string>& whyNot) {
+    std::vector<std::unique_ptr<JitProgram>> out(items.size());
+    whyNot.assign(items.size(), "");
+    std::string error;
+    std::shared_ptr<OrcSession> session = OrcSession::create(error);
+    if (!session) {
+        whyNot.assign(items.size(), error);
+        return out;
+    }
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto llvmModule = std::make_unique<llvm::Module>("tile_programs", *context);
+    session->configure(*llvmModule);
+    std::vector<std::unique_ptr<CompiledProgram>> programs(items.size());
+    std::vector<std::vector<std::string>> names(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+        auto program = std::make_unique<CompiledProgram>();
+        program->session = session;
+        program->lowering.module = items[i].module;
+        program->lowering.func = items[i].func;
+        program->lowering.dims = items[i].dynamicDims;
+        program->lowering.limits = limits;
+        program->lowering.namePrefix = "p" + std::to_string(i) + "_";
+        if (lowerProgram(*program, *context, *llvmModule, names[i], whyNot[i]))
+            programs[i] = std::move(program);
+    }
+    session->optimize(*llvmModule);
+    if (!session->addModule(std::move(llvmModule), std::move(context), error)) {
+        whyNot.assign(items.size(), error);
+        return out;
+    }
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (!programs[i])
+            continue;
+        bool found = true;
+        for (size_t k = 0; k < names[i].size() && found; ++k) {
+            void* address = session->lookup(names[i][k], whyNot[i]);
+            found = address != nullptr;
+            programs[i]->kernels[k].fn = reinterpret_cast<KernelFn>(address);
+        }
+        if (found)
+            out[i] = std::move(programs[i]);
+    }
+    return out;
+}
+
+std::unique_ptr<JitProgram> compileJitProgram(const ir::Module& module, const ir::PrimFunc& func,
+                                              const std::map<std::string, int64_t>& dynamicDims,
+                                              const ExecutionLimits& limits, std::string& whyNot,
+                                              JitCompileStats* stats, bool keepLlvmIr) {
+    auto start = std::chrono::steady_clock::now();
+    auto program = std::make_unique<CompiledProgram>();
+    program->session = OrcSession::create(whyNot);
+    if (!program->session)
+        return nullptr;
+    program->lowering.module = &module;
+    program->lowering.func = &func;
+    program->lowering.dims = dynamicDims;
+    program->lowering.limits = limits;
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto llvmModule = std::make_unique<llvm::Module>("tile_program", *context);
+    program->session->configure(*llvmModule);
+    std::vector<std::string> names;
+    if (!lowerProgram(*program, *context, *llvmModule, names, whyNot))
+        return nullptr;
+    auto lowered = std::chrono::steady_clock::now();
+    size_t before = instructionCount(*llvmModule);
+    program->session->optimize(*llvmModule);
+    auto optimized = std::chrono::steady_clock::now();
+    size_t instructions = instructionCount(*llvmModule);
+    if (keepLlvmIr || std::getenv("TB_JIT_DUMP")) {
+        llvm::raw_string_ostream textStream(program->text);
+        llvmModule->print(textStream, nullptr);
+        textStream.flush();
+    }
+    if (std::getenv("TB_JIT_DUMP"))
+        std::fprintf(stderr, "%s\n", program->text.c_str());
+    if (!program->session->addModule(std::move(llvmModule), std::move(context), whyNot))
+        return nullptr;
+    for (size_t i = 0; i < names.size(); ++i) {
+        void* address = program->session->lookup(names[i], whyNot);
+        if (!address)
+            return nullptr;
+        program->kernels[i].fn = reinterpret_cast<KernelFn>(address);
+    }
+    if (std::getenv("TB_JIT_TIMING")) // compile-time investigations
+        std::fprintf(stderr, "jit: lower %.3f optimize %.3f codegen %.3f s, %zu -> %zu instructions\n",
+                     std::chrono::duration<double>(lowered - start).count(),
+                     std::chrono::duration<double>(optimized - lowered).count(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - optimized).count(),
+                     before, instructions);
+    if (stats) {
+        stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats->kernels = static_cast<int>(program->kernels.size());
+        stats->sequentialKernels = 0;
+        for (const CompiledKernel& k : program->kernels)
+            stats->sequentialKernels += k.sequential ? 1 : 0;
+        stats->instructions = instructions;
+    }
+    return program;
+}
+
+} // namespace tb::jit

@@ -1,0 +1,396 @@
+// Kernels and statements: the block loop of each T.Kernel, fresh (NaN-poisoned) on-chip buffers per
+// block, counted loops for every loop kind (serial, unrolled, parallel and pipelined loops all run their
+// iterations in order, as in the interpreter), conditionals, element stores, bounds checks and the
+// failure exits that report an ErrorSite.
+#include "engine/exec/HostTensor.h"
+#include "engine/jit/Lowering.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <llvm/IR/MDBuilder.h>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tb::jit {
+
+using ir::DType;
+using ir::ExprPtr;
+using ir::Stmt;
+using ir::StmtKind;
+using llvm::Value;
+
+namespace {
+
+// What an uninitialized on-chip buffer holds in the interpreter (Executor.cpp's uninitializedValue).
+double uninitializedValue(DType type) {
+    switch (type) {
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+    case DType::Float64:
+        return std::numeric_limits<double>::quiet_NaN();
+    case DType::Bool:
+        return 0;
+    case DType::Int8:
+        return -128.0;
+    case DType::Int16:
+        return -32768.0;
+    case DType::Int32:
+        return -2147483648.0;
+    case DType::Int64:
+        return -9223372036854775808.0;
+    case DType::UInt8:
+        return 255.0;
+    case DType::UInt16:
+        return 65535.0;
+    case DType::UInt32:
+        return 4294967295.0;
+    case DType::UInt64:
+        return integerToStored(-1, DType::UInt64);
+    }
+    return 0;
+}
+
+// On-chip buffers live on the worker's stack (ThreadPool gives workers 64 MiB).
+constexpr int64_t kMaxStackBytes = int64_t(32) << 20;
+
+} // namespace
+
+Lowerer::Lowerer(llvm::LLVMContext& context, llvm::Module& module, LoweringContext& lowering)
+    : m_context(context), m_module(module), m_lowering(lowering), m_b(context) {
+    m_f64 = m_b.getDoubleTy();
+    m_f32 = m_b.getFloatTy();
+    m_i64 = m_b.getInt64Ty();
+    m_i1 = m_b.getInt1Ty();
+    m_ptr = m_b.getPtrTy();
+    for (const ir::Var* dim : lowering.func->dynamicDims) {
+        auto it = lowering.dims.find(dim->name);
+        if (it != lowering.dims.end())
+            m_ranges.set(dim, IndexRange{it->second, it->second});
+    }
+}
+
+Value* Lowerer::i64(int64_t value) {
+    return m_b.getInt64(static_cast<uint64_t>(value));
+}
+
+Value* Lowerer::f64(double value) {
+    return llvm::ConstantFP::get(m_f64, value);
+}
+
+std::optional<int64_t> Lowerer::constantValue(const ExprPtr& expr) const {
+    auto r = rangeOf(expr, m_ranges);
+    if (r && r->lo == r->hi)
+        return r->lo;
+    return std::nullopt;
+}
+
+const BufferShape& Lowerer::shapeOf(const ir::Buffer* buffer) {
+    auto it = m_shapes.find(buffer->id);
+    if (it != m_shapes.end())
+        return it->second;
+    BufferShape shape;
+    shape.count = 1;
+    for (const ExprPtr& extent : buffer->shape) {
+        auto value = constantValue(extent);
+        if (!value)
+            throw Unsupported{"the shape of '" + buffer->name + "' is not a constant"};
+        if (*value < 0)
+            throw Unsupported{"'" + buffer->name + "' has a negative extent"};
+        shape.shape.push_back(*value);
+        if (*value != 0 && shape.count > m_lowering.limits.maxBufferElements / *value)
+            throw Unsupported{"'" + buffer->name + "' exceeds the executor's buffer size limit"};
+        shape.count *= *value;
+    }
+    if (shape.count > m_lowering.limits.maxBufferElements)
+        throw Unsupported{"'" + buffer->name + "' exceeds the executor's buffer size limit"};
+    shape.strides.assign(shape.shape.size(), 1);
+    for (size_t d = shape.shape.size(); d-- > 1;)
+        shape.strides[d - 1] = shape.strides[d] * shape.shape[d];
+    return m_shapes.emplace(buffer->id, std::move(shape)).first->second;
+}
+
+int Lowerer::addSite(std::string code, SourceRange range, std::string message, std::string hint) {
+    m_lowering.sites.push_back({std::move(code), range, std::move(message), std::move(hint)});
+    return static_cast<int>(m_lowering.sites.size()) - 1;
+}
+
+SourceRange Lowerer::blame(SourceRange preferred) const {
+    return preferred.valid ? preferred : m_currentRange;
+}
+
+void Lowerer::failIf(Value* failed, int site) {
+    llvm::BasicBlock* fail = llvm::BasicBlock::Create(m_context, "fail", m_function);
+    llvm::BasicBlock* ok = llvm::BasicBlock::Create(m_context, "ok", m_function);
+    llvm::MDBuilder md(m_context);
+    m_b.CreateCondBr(failed, fail, ok, md.createBranchWeights(1, 1 << 20));
+    m_b.SetInsertPoint(fail);
+    m_b.CreateStore(i64(site + 1), m_errorOut);
+    m_b.CreateStore(m_blockLinear, m_b.CreateConstGEP1_64(m_i64, m_errorOut, 1));
+    m_b.CreateRetVoid();
+    m_b.SetInsertPoint(ok);
+}
+
+void Lowerer::emitLoop(Value* count, const std::function<void(Value*)>& body) {
+    llvm::BasicBlock* before = m_b.GetInsertBlock();
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(m_context, "loop", m_function);
+    llvm::BasicBlock* inside = llvm::BasicBlock::Create(m_context, "loop.body", m_function);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(m_context, "loop.exit", m_function);
+    m_b.CreateBr(header);
+    m_b.SetInsertPoint(header);
+    llvm::PHINode* iv = m_b.CreatePHI(m_i64, 2, "i");
+    iv->addIncoming(i64(0), before);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(iv, count), inside, exit);
+    m_b.SetInsertPoint(inside);
+    body(iv);
+    Value* next = m_b.CreateAdd(iv, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+    iv->addIncoming(next, m_b.GetInsertBlock());
+    m_b.CreateBr(header);
+    m_b.SetInsertPoint(exit);
+}
+
+Value* Lowerer::bufferBase(const ir::Buffer* buffer, SourceRange range) {
+    size_t id = static_cast<size_t>(buffer->id);
+    if (id >= m_bases.size() || !m_bases[id])
+        throw Unsupported{"buffer '" + buffer->name + "' is used where it is not allocated"};
+    return m_bases[id];
+}
+
+Value* Lowerer::elementPointer(const ir::Buffer* buffer, const std::vector<ExprPtr>& indices,
+                               SourceRange range, Value** pendingCheck) {
+    const BufferShape& shape = shapeOf(buffer);
+    Value* base = bufferBase(buffer, range);
+    *pendingCheck = nullptr;
+    if (indices.empty() && buffer->scope == ir::MemoryScope::LocalVar)
+        return base;
+    if (indices.size() != shape.shape.size())
+        throw Unsupported{"'" + buffer->name + "' is indexed with the wrong number of indices"};
+    Value* offset = i64(0);
+    for (size_t d = 0; d < indices.size(); ++d) {
+        Value* index = evalInt(indices[d]);
+        auto r = rangeOf(indices[d], m_ranges);
+        if (!(r && r->lo >= 0 && r->hi < shape.shape[d])) {
+            Value* outside = m_b.CreateICmpUGE(index, i64(shape.shape[d])); // negative: huge unsigned
+            *pendingCheck = *pendingCheck ? m_b.CreateOr(*pendingCheck, outside) : outside;
+        }
+        offset = m_b.CreateAdd(offset, m_b.CreateMul(index, i64(shape.strides[d])));
+    }
+    return m_b.CreateGEP(m_f64, base, offset);
+}
+
+void Lowerer::fillFresh(const ir::Buffer* buffer) {
+    const BufferShape& shape = shapeOf(buffer);
+    Value* base = bufferBase(buffer, buffer->range);
+    Value* value = f64(uninitializedValue(buffer->dtype));
+    if (buffer->initValue && *buffer->initValue)
+        value = evalStored(*buffer->initValue, buffer->dtype);
+    if (shape.count == 1) {
+        m_b.CreateStore(value, base);
+        return;
+    }
+    emitLoop(i64(shape.count),
+             [&](Value* i) { m_b.CreateStore(value, m_b.CreateInBoundsGEP(m_f64, base, i)); });
+}
+
+llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequential) {
+    const auto& globals = m_lowering.globals;
+    std::vector<llvm::Type*> argTypes(globals.size(), m_ptr);
+    argTypes.insert(argTypes.end(), {m_i64, m_i64, m_ptr});
+    auto* bodyType = llvm::FunctionType::get(m_b.getVoidTy(), argTypes, false);
+    std::string name = m_lowering.namePrefix + "tb_kernel_" + std::to_string(index);
+    m_function = llvm::Function::Create(bodyType, llvm::Function::InternalLinkage, name + "_body", m_module);
+    m_function->addFnAttr(llvm::Attribute::AlwaysInline);
+    m_function->addFnAttr(llvm::Attribute::NoUnwind);
+    if (const char* width = std::getenv("TB_JIT_VECTOR_WIDTH")) {
+        m_function->addFnAttr("prefer-vector-width", width);
+        m_function->addFnAttr("min-legal-vector-width", width);
+    }
+    for (size_t i = 0; i < globals.size(); ++i)
+        m_function->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    Value* blockBegin = m_function->getArg(static_cast<unsigned>(globals.size()));
+    Value* blockEnd = m_function->getArg(static_cast<unsigned>(globals.size() + 1));
+    m_errorOut = m_function->getArg(static_cast<unsigned>(globals.size() + 2));
+    m_currentRange = kernel.range;
+    m_sequential = false;
+
+    m_allocaBlock = llvm::BasicBlock::Create(m_context, "entry", m_function);
+    m_b.SetInsertPoint(m_allocaBlock);
+    m_bases.assign(m_lowering.module->buffers().size(), nullptr);
+    m_vars.assign(m_lowering.module->vars().size(), nullptr);
+    for (size_t i = 0; i < globals.size(); ++i)
+        m_bases[static_cast<size_t>(globals[i]->id)] = m_function->getArg(static_cast<unsigned>(i));
+
+    // Grid.
+    if (kernel.grid.size() != kernel.blockVars.size() || kernel.grid.size() > 3 || kernel.grid.empty())
+        throw Unsupported{"a kernel whose grid and block vars do not match"};
+    std::vector<int64_t> grid;
+    for (const ExprPtr& extent : kernel.grid) {
+        auto value = constantValue(extent);
+        if (!value)
+            throw Unsupported{"a grid extent that is not a constant"};
+        grid.push_back(*value);
+    }
+    for (size_t d = 0; d < grid.size(); ++d)
+        m_ranges.set(kernel.blockVars[d], IndexRange{0, std::max<int64_t>(grid[d] - 1, 0)});
+
+    // On-chip buffers: one stack array each, poisoned at the start of every block.
+    int64_t stackBytes = 0;
+    std::vector<const ir::Buffer*> fresh;
+    for (const ir::Buffer* buffer : kernel.allocations) {
+        if (buffer->scope == ir::MemoryScope::Global)
+            continue; // a workspace: one of the kernel's arguments
+        const BufferShape& shape = shapeOf(buffer);
+        stackBytes += shape.count * 8;
+        if (stackBytes > kMaxStackBytes)
+            throw Unsupported{"the on-chip buffers of a block take more than 32 MiB"};
+        auto* array = m_b.CreateAlloca(m_f64, i64(std::max<int64_t>(shape.count, 1)), buffer->name);
+        array->setAlignment(llvm::Align(64));
+        m_bases[static_cast<size_t>(buffer->id)] = array;
+        fresh.push_back(buffer);
+    }
+    llvm::BasicBlock* start = llvm::BasicBlock::Create(m_context, "start", m_function);
+    m_b.CreateBr(start);
+    m_b.SetInsertPoint(start);
+
+    emitLoop(m_b.CreateSub(blockEnd, blockBegin), [&](Value* i) {
+        m_blockLinear = m_b.CreateAdd(blockBegin, i);
+        Value* rest = m_blockLinear;
+        for (size_t d = 0; d < grid.size(); ++d) { // blockIdx.x varies fastest
+            int64_t extent = std::max<int64_t>(grid[d], 1);
+            m_vars[static_cast<size_t>(kernel.blockVars[d]->id)] = m_b.CreateURem(rest, i64(extent));
+            rest = m_b.CreateUDiv(rest, i64(extent));
+        }
+        for (const ir::Buffer* buffer : fresh)
+            fillFresh(buffer);
+        lowerStmt(kernel.body.get());
+    });
+    m_b.CreateRetVoid();
+
+    // The entry point: unpack the buffer table and call the body (inlined; the body's noalias
+    // arguments become alias scopes).
+    auto* entryType = llvm::FunctionType::get(m_b.getVoidTy(), {m_ptr, m_i64, m_i64, m_ptr}, false);
+    llvm::Function* entry =
+        llvm::Function::Create(entryType, llvm::Function::ExternalLinkage, name, m_module);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    m_b.SetInsertPoint(llvm::BasicBlock::Create(m_context, "entry", entry));
+    std::vector<Value*> args;
+    for (size_t i = 0; i < globals.size(); ++i)
+        args.push_back(m_b.CreateLoad(m_ptr, m_b.CreateConstGEP1_64(m_ptr, entry->getArg(0), i)));
+    args.push_back(entry->getArg(1));
+    args.push_back(entry->getArg(2));
+    args.push_back(entry->getArg(3));
+    m_b.CreateCall(m_function, args);
+    m_b.CreateRetVoid();
+    sequential = m_sequential;
+    return entry;
+}
+
+void Lowerer::lowerStmt(const Stmt* stmt) {
+    if (!stmt)
+        return;
+    SourceRange saved = m_currentRange;
+    if (stmt->range.valid)
+        m_currentRange = stmt->range;
+    const Stmt& s = *stmt;
+    switch (s.kind) {
+    case StmtKind::Seq:
+        for (const auto& child : s.stmts)
+            lowerStmt(child.get());
+        break;
+    case StmtKind::Kernel:
+        throw Unsupported{"a T.Kernel inside a kernel"};
+    case StmtKind::For:
+        lowerFor(s);
+        break;
+    case StmtKind::IfThenElse:
+        lowerIf(s);
+        break;
+    case StmtKind::Store:
+        lowerStore(s);
+        break;
+    case StmtKind::Copy:
+        lowerCopyLike(s, /*atomic=*/false);
+        break;
+    case StmtKind::AtomicAdd:
+        m_sequential = true; // the order of the additions decides the rounding
+        if (s.value)
+            lowerAtomicValue(s);
+        else
+            lowerCopyLike(s, /*atomic=*/true);
+        break;
+    case StmtKind::Gemm:
+        lowerGemm(s);
+        break;
+    case StmtKind::Fill:
+        lowerFill(s);
+        break;
+    case StmtKind::Reduce:
+        lowerReduce(s);
+        break;
+    case StmtKind::AnnotateLayout:
+    case StmtKind::UseSwizzle:
+        break; // where data lives and when blocks run, not what they compute
+    case StmtKind::Print:
+        throw Unsupported{"T.print (its output is formatted by the interpreter)"};
+    }
+    m_currentRange = saved;
+}
+
+void Lowerer::lowerFor(const Stmt& s) {
+    if (!s.loopVar)
+        throw Unsupported{"a loop without a loop var"};
+    Value* begin = evalInt(s.min);
+    Value* extent = evalInt(s.extent);
+    auto minRange = rangeOf(s.min, m_ranges);
+    auto extentRange = rangeOf(s.extent, m_ranges);
+    std::optional<IndexRange> varRange;
+    if (minRange && extentRange)
+        varRange = IndexRange{minRange->lo, minRange->hi + std::max<int64_t>(extentRange->hi, 1) - 1};
+    size_t id = static_cast<size_t>(s.loopVar->id);
+    Value* savedValue = m_vars[id];
+    auto savedRange = m_ranges.get(s.loopVar);
+    m_ranges.set(s.loopVar, varRange);
+    emitLoop(extent, [&](Value* i) {
+        m_vars[id] = m_b.CreateAdd(begin, i);
+        lowerStmt(s.body.get());
+    });
+    m_vars[id] = savedValue;
+    m_ranges.set(s.loopVar, savedRange);
+}
+
+void Lowerer::lowerIf(const Stmt& s) {
+    Value* cond = evalBool(s.cond);
+    llvm::BasicBlock* thenBlock = llvm::BasicBlock::Create(m_context, "if.then", m_function);
+    llvm::BasicBlock* elseBlock = llvm::BasicBlock::Create(m_context, "if.else", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(m_context, "if.done", m_function);
+    m_b.CreateCondBr(cond, thenBlock, elseBlock);
+    m_b.SetInsertPoint(thenBlock);
+    lowerStmt(s.body.get());
+    m_b.CreateBr(done);
+    m_b.SetInsertPoint(elseBlock);
+    lowerStmt(s.elseBody.get());
+    m_b.CreateBr(done);
+    m_b.SetInsertPoint(done);
+}
+
+void Lowerer::lowerStore(const Stmt& s) {
+    Value* pending = nullptr;
+    Value* ptr = elementPointer(s.buffer, s.indices, s.range, &pending);
+    Value* value = evalStored(s.value, s.buffer->dtype);
+    if (pending)
+        failIf(pending, addSite("runtime-out-of-bounds", blame(s.range),
+                                "out-of-bounds access to " + s.buffer->name + ": the " +
+                                    ir::scopeName(s.buffer->scope) + " buffer's extents are exceeded",
+                                "check the loop bounds and index arithmetic; only T.copy guards global "
+                                "memory"));
+    m_b.CreateStore(value, ptr);
+}
+
+} // namespace tb::jit

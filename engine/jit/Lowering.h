@@ -1,0 +1,180 @@
+// Internal to engine/jit: the lowering of one PrimFunc's kernels from Tile IR to LLVM IR. One Lowerer
+// emits one function per T.Kernel,
+//
+//   void tb_kernel_N(double** buffers, int64_t blockBegin, int64_t blockEnd, JitError* error)
+//
+// that runs the blocks [blockBegin, blockEnd) (linear, blockIdx.x fastest) one after another, exactly as
+// the interpreter runs each block's tile-level code; the caller spreads block ranges over threads.
+//
+// Values mirror the interpreter's: a scalar of a float dtype is an LLVM double holding a value exactly
+// representable in its dtype (rounded after every operation), a scalar of an integer dtype or bool an
+// i64 already wrapped to its dtype. Buffers hold doubles, like HostTensor. Everything the interpreter
+// learns at run time that cannot change within an execution (shapes, dynamic dims, grid extents, tile
+// extents) is a constant here. A construct the lowering does not handle throws Unsupported (caught in
+// JitProgram.cpp: the program then runs on the interpreter); a runtime error (out of bounds, division by
+// zero) stores the index of its ErrorSite and the block into *error and returns.
+#pragma once
+
+#include "engine/exec/Executor.h"
+#include "engine/ir/Module.h"
+#include "engine/jit/IndexRanges.h"
+
+#include <cstdint>
+#include <functional>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tb::jit {
+
+// Thrown while lowering when the program uses something the JIT does not lower; never leaves engine/jit.
+struct Unsupported {
+    std::string reason;
+};
+
+// What a kernel writes when a block fails; code 0 means no error, otherwise ErrorSite index + 1.
+struct JitError {
+    int64_t code = 0;
+    int64_t block = 0;
+};
+
+struct ErrorSite {
+    std::string code; // diagnostic code, as the interpreter reports it
+    SourceRange range;
+    std::string message;
+    std::string hint;
+};
+
+// Compile-time facts of one buffer.
+struct BufferShape {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> strides;
+    int64_t count = 0;
+};
+
+// What the lowering of a PrimFunc needs and produces besides LLVM IR.
+struct LoweringContext {
+    const ir::Module* module = nullptr;
+    const ir::PrimFunc* func = nullptr;
+    std::map<std::string, int64_t> dims;
+    ExecutionLimits limits;
+    std::vector<const ir::Buffer*> globals; // kernel argument order: parameters, then alloc_global workspaces
+    std::vector<ErrorSite> sites;           // filled while lowering
+    std::string namePrefix;                 // of the kernel functions (programs compiled together)
+};
+
+class Lowerer {
+public:
+    Lowerer(llvm::LLVMContext& context, llvm::Module& module, LoweringContext& lowering);
+
+    // The function tb_kernel_<index> for one Kernel statement. `sequential` is set when its blocks must
+    // run in order (they combine results through atomic adds).
+    llvm::Function* lowerKernel(const ir::Stmt& kernel, int index, bool& sequential);
+
+    // The evaluated shape of a buffer (throws Unsupported when it is not constant or too large).
+    const BufferShape& shapeOf(const ir::Buffer* buffer);
+    // The value of an integer expression that must be a compile-time constant here, if it is one.
+    std::optional<int64_t> constantValue(const ir::ExprPtr& expr) const;
+
+private:
+    // ---- scalar expressions (ScalarLowering.cpp)
+    llvm::Value* eval(const ir::ExprPtr& expr);
+    llvm::Value* evalInt(const ir::ExprPtr& expr);                    // i64, like Interpreter::evalInt
+    llvm::Value* evalBool(const ir::ExprPtr& expr);                   // i1
+    llvm::Value* evalStored(const ir::ExprPtr& expr, ir::DType type); // double
+    llvm::Value* evalBinary(const ir::Expr& e);
+    llvm::Value* floatBinary(const ir::Expr& e, llvm::Value* a, llvm::Value* b);
+    llvm::Value* intBinary(const ir::Expr& e, llvm::Value* a, llvm::Value* b, bool isUnsigned64, int bits);
+    llvm::Value* evalCall(const ir::Expr& e);
+    llvm::Value* evalLazy(const ir::ExprPtr& cond, const std::function<llvm::Value*()>& whenTrue,
+                          const std::function<llvm::Value*()>& whenFalse);
+    llvm::Value* loadElement(const ir::Expr& e);
+
+    // ---- numerics, mirroring engine/exec/HostTensor.cpp (ScalarLowering.cpp)
+    llvm::Value* roundToDType(llvm::Value* x, ir::DType type);
+    llvm::Value* roundToNarrowFloat(llvm::Value* x, ir::DType type);
+    llvm::Value* wrapInteger(llvm::Value* i, ir::DType type);
+    llvm::Value* storedToInteger(llvm::Value* x);
+    llvm::Value* integerToStored(llvm::Value* i, ir::DType type);
+    llvm::Value* convertStored(llvm::Value* x, ir::DType from, ir::DType to); // convertValue
+    llvm::Value* toStored(llvm::Value* v, ir::DType type);
+    llvm::Value* fromStored(llvm::Value* x, ir::DType type);
+    llvm::Value* castValue(llvm::Value* v, ir::DType from, ir::DType to);
+    llvm::Value* makeIntValue(llvm::Value* i, ir::DType type);
+    llvm::Value* makeFloatValue(llvm::Value* x, ir::DType type);
+    llvm::Value* truthy(llvm::Value* v, ir::DType type);   // i1
+    llvm::Value* floatMin(llvm::Value* a, llvm::Value* b); // std::fmin, NaN operands ignored
+    llvm::Value* floatMax(llvm::Value* a, llvm::Value* b);
+    llvm::Value* callRuntime(const char* name, llvm::Type* result, std::vector<llvm::Value*> args);
+    llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
+
+    // ---- statements and kernels (KernelLowering.cpp)
+    void lowerStmt(const ir::Stmt* stmt);
+    void lowerFor(const ir::Stmt& s);
+    void lowerIf(const ir::Stmt& s);
+    void lowerStore(const ir::Stmt& s);
+    void fillFresh(const ir::Buffer* buffer);
+    // A counted loop: body(i) for i in [0, count), count an i64 value.
+    void emitLoop(llvm::Value* count, const std::function<void(llvm::Value*)>& body);
+    // Branches to a failure exit that reports `site` when `failed` (i1) is true.
+    void failIf(llvm::Value* failed, int site);
+    int addSite(std::string code, SourceRange range, std::string message, std::string hint);
+    SourceRange blame(SourceRange preferred) const;
+    // Element pointer for buffer[indices], bounds-checked unless the ranges prove it in bounds.
+    llvm::Value* elementPointer(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices,
+                                SourceRange range, llvm::Value** pendingCheck);
+    llvm::Value* bufferBase(const ir::Buffer* buffer, SourceRange range);
+    llvm::Value* i64(int64_t value);
+    llvm::Value* f64(double value);
+
+    // ---- tile operations (TileOpLowering.cpp)
+    struct Rect { // a region with runtime mins and constant extents
+        const ir::Buffer* buffer = nullptr;
+        std::vector<llvm::Value*> mins;
+        std::vector<std::optional<IndexRange>> minRanges;
+        std::vector<int64_t> extents;
+    };
+    Rect evalRect(const ir::Region& region, SourceRange range);
+    bool provenInside(const Rect& r, size_t dim);
+    llvm::Value* rectInside(const Rect& r, const std::vector<size_t>& dims); // i1, runtime check
+    void checkRectInside(const Rect& r, const ir::Stmt& s);
+    void lowerCopyLike(const ir::Stmt& s, bool atomic);
+    void lowerFill(const ir::Stmt& s);
+    void lowerAtomicValue(const ir::Stmt& s);
+    void atomicAccumulate(llvm::Value* ptr, llvm::Value* stored, ir::DType from, ir::DType to);
+    void lowerGemm(const ir::Stmt& s);
+    void lowerFloatGemm(const ir::Stmt& s, const Rect& a, const Rect& b, const Rect& c, int64_t m, int64_t n,
+                        int64_t k, llvm::Value* clear);
+    void lowerReduce(const ir::Stmt& s);
+    llvm::Value* linearOffset(const Rect& r, const std::vector<llvm::Value*>& index);
+
+    llvm::LLVMContext& m_context;
+    llvm::Module& m_module;
+    LoweringContext& m_lowering;
+    llvm::IRBuilder<> m_b;
+    llvm::Type* m_f64 = nullptr;
+    llvm::Type* m_f32 = nullptr;
+    llvm::Type* m_i64 = nullptr;
+    llvm::Type* m_i1 = nullptr;
+    llvm::Type* m_ptr = nullptr;
+
+    // Per kernel.
+    llvm::Function* m_function = nullptr;
+    llvm::Value* m_errorOut = nullptr;
+    llvm::Value* m_blockLinear = nullptr;
+    llvm::BasicBlock* m_allocaBlock = nullptr;
+    std::vector<llvm::Value*> m_bases;   // by Buffer::id
+    std::vector<llvm::Value*> m_vars;    // by Var::id: current i64 value
+    std::map<int, BufferShape> m_shapes; // by Buffer::id
+    RangeScope m_ranges;
+    SourceRange m_currentRange;
+    bool m_sequential = false;
+    llvm::GlobalVariable* m_zero = nullptr; // what a guarded global read loads
+};
+
+} // namespace tb::jit
