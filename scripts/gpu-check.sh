@@ -80,34 +80,41 @@ bench() { # name, then tilec-profile arguments
     row "$name" "${median:-failed}  ${rate}  ${ratio:+cuBLAS $ratio}"
 }
 
-if want tests; then
-step "GPU tests"
-for t in "$BUILD/tests/engine/gpu/tests_gpu" "$BUILD/tests/engine/run/tests_run" \
-    "$BUILD/tests/engine/profile/tests_profile"; do
-    [[ -x "$t" ]] || { row "$(basename "$t")" "missing"; continue; }
-    if "$t" >"$LOGS/$(basename "$t").log" 2>&1; then
-        row "$(basename "$t")" "ok ($(grep -c '^\[       OK' "$LOGS/$(basename "$t").log") passed, $(grep -c '^\[  SKIPPED' "$LOGS/$(basename "$t").log") skipped)"
-    else
-        row "$(basename "$t")" "FAILED (see $(basename "$t").log)"
-        grep -E '^\[  FAILED|Failure' "$LOGS/$(basename "$t").log" | head -20
-    fi
-done
+# The GPU suites run at the same time, tests_run (every sample on both backends) in RUN_SHARDS shards: on a
+# 16-core host they are bound by their CPU side (NVRTC, the CPU oracle), not by the GPU.
+suites=()
+want tests && suites+=(gpu/tests_gpu run/tests_run profile/tests_profile)
+want hopper-tests && suites+=(hopper/tests_hopper)
+if ((${#suites[@]})); then
+    step "GPU tests: ${suites[*]}"
+    for suite in "${suites[@]}"; do
+        t="$BUILD/tests/engine/$suite"
+        [[ -x "$t" ]] || continue
+        shards=1
+        [[ $suite == run/tests_run ]] && shards=${RUN_SHARDS:-4}
+        for ((i = 0; i < shards; ++i)); do
+            (GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$t" >"$LOGS/$(basename "$t").$i.log" 2>&1
+             echo $? >"$LOGS/$(basename "$t").$i.rc") &
+        done
+    done
+    wait
+    for suite in "${suites[@]}"; do
+        name=$(basename "$suite")
+        if [[ ! -x "$BUILD/tests/engine/$suite" ]]; then row "$name" "missing"; continue; fi
+        passed=$(cat "$LOGS/$name".*.log | grep -c '^\[       OK')
+        skipped=$(cat "$LOGS/$name".*.log | grep -c '^\[  SKIPPED')
+        if ! grep -qv '^0$' "$LOGS/$name".*.rc; then
+            row "$name" "ok ($passed passed, $skipped skipped)"
+        else
+            row "$name" "FAILED ($passed passed; see $name.*.log)"
+            cat "$LOGS/$name".*.log | grep -E '^\[  FAILED|Failure' | head -20
+        fi
+    done
 fi
 
 if want hopper-tests; then
-# ---- Hopper device side (branch hopper-device): the sm_90a primitives, tensor maps, reference kernels ----
-step "Hopper device side: tests_hopper (TMA copy, wgmma GEMM vs CPU reference), sanitizers on the kernels"
-HOPPER_TESTS="$BUILD/tests/engine/hopper/tests_hopper"
-if [[ -x "$HOPPER_TESTS" ]]; then
-    if "$HOPPER_TESTS" >"$LOGS/tests_hopper.log" 2>&1; then
-        row "tests_hopper" "ok ($(grep -c '^\[       OK' "$LOGS/tests_hopper.log") passed, $(grep -c '^\[  SKIPPED' "$LOGS/tests_hopper.log") skipped)"
-    else
-        row "tests_hopper" "FAILED (see tests_hopper.log)"
-        grep -E '^\[  FAILED|Failure' "$LOGS/tests_hopper.log" | head -20
-    fi
-else
-    row "tests_hopper" "missing"
-fi
+# ---- Hopper device side: sanitizers on the TMA and wgmma reference kernels ----
+step "compute-sanitizer on the Hopper reference kernels"
 if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
         bad=0

@@ -528,7 +528,8 @@ bool Interpreter::elaborateModule(const ast::Module& module, const ElaborateOpti
             outIdx = m_compileOutIdx->second;
         func = tracePrimFunc(entry, &outIdx);
     }
-    for (const auto& [name, v] : m_overrideValues) {
+    for (const auto& given : m_overrideValues) {
+        const std::string& name = given.first; // not a structured binding: clang 14 cannot capture those
         bool used = usedOverrides.count(name) ||
                     std::any_of(m_out.specialization.begin(), m_out.specialization.end(), [&](const auto& p) {
                         return p.name == name && p.origin == ir::ParamOrigin::Override;

@@ -111,6 +111,7 @@ private:
     llvm::Value* floatMin(llvm::Value* a, llvm::Value* b); // std::fmin, NaN operands ignored
     llvm::Value* floatMax(llvm::Value* a, llvm::Value* b);
     llvm::Value* callRuntime(const char* name, llvm::Type* result, std::vector<llvm::Value*> args);
+    void fenceAgainstSignedZeroFold(llvm::Value*& arm, llvm::BasicBlock* armEnd, llvm::Value* otherArm);
     llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
 
     // ---- statements and kernels (KernelLowering.cpp)

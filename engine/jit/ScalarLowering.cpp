@@ -237,6 +237,17 @@ Value* Lowerer::evalStored(const ExprPtr& expr, DType type) {
     return toStored(castValue(eval(expr), expr->dtype, type), type);
 }
 
+// LLVM 16's InstCombine folds select(x > 0, 0.0, fpext x) into fpext(select(x >= 0, 0.0, x)), which gives +0
+// where the program gives -0 (x = -0; fuzz_diff seed 100002028). An arithmetic fence on the arm beside a zero
+// constant hides that it is the compared value. Only such selects pay: the fence keeps their loop scalar.
+void Lowerer::fenceAgainstSignedZeroFold(Value*& arm, llvm::BasicBlock* armEnd, Value* otherArm) {
+    auto* zero = llvm::dyn_cast<llvm::ConstantFP>(otherArm);
+    if (!zero || !zero->isZero() || !arm->getType()->isFloatingPointTy() || llvm::isa<llvm::Constant>(arm))
+        return;
+    llvm::IRBuilder<> before(armEnd->getTerminator());
+    arm = before.CreateArithmeticFence(arm, arm->getType());
+}
+
 Value* Lowerer::evalLazy(const ExprPtr& cond, const std::function<Value*()>& whenTrue,
                          const std::function<Value*()>& whenFalse) {
     Value* c = evalBool(cond);
@@ -252,6 +263,8 @@ Value* Lowerer::evalLazy(const ExprPtr& cond, const std::function<Value*()>& whe
     Value* b = whenFalse();
     llvm::BasicBlock* elseEnd = m_b.GetInsertBlock();
     m_b.CreateBr(done);
+    fenceAgainstSignedZeroFold(a, thenEnd, b);
+    fenceAgainstSignedZeroFold(b, elseEnd, a);
     m_b.SetInsertPoint(done);
     llvm::PHINode* phi = m_b.CreatePHI(a->getType(), 2);
     phi->addIncoming(a, thenEnd);
