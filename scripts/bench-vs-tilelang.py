@@ -10,17 +10,22 @@ is compiled first, in parallel processes, so that no compile sits between timed 
 Runs on the GPU machine. TileLang is a peer, not a dependency: when it cannot be imported every case says so
 and only TileBench is timed. docs/benchmarks.md says how TileLang 0.1.15 gets there.
 
+A case may also edit literals of the source (a sample's `threads=128` or `num_stages=3`, which are not jit
+parameters): both compilers then get the same edited copy, written to a temporary folder.
+
   python3 scripts/bench-vs-tilelang.py TILEC [--backend hopper] [--rounds 3] [--only REGEX] [--json OUT]
 """
 import argparse
 import ast
 import concurrent.futures
 import json
+import multiprocessing
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -39,7 +44,11 @@ def mla(b, h, length, dim=512, pe=64):
     return 2.0 * b * h * length * (dim + pe + dim)
 
 
-# label, sample file, jit function, parameters (the same for both), work, unit
+# The GEMM sample's best configuration in `tilec sweep -p block_N=128,256 -p num_stages=3,4 -p threads=128,256`
+# on the H200 (docs/benchmarks.md): 128x256 tiles, 4 stages, 256 threads (two consumer warpgroups).
+GEMM_TUNED = {"num_stages=3": "num_stages=4", "threads=128": "threads=256"}
+
+# label, sample file, jit function, parameters (the same for both), work, unit[, source edits]
 CASES = [
     ("gemm-4096", "02_gemm_relu.py", "matmul", dict(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=64),
      gemm(4096, 4096, 4096), "TFLOP/s"),
@@ -49,12 +58,24 @@ CASES = [
      dict(M=4096, N=4096, K=4096, block_M=128, block_N=256, block_K=64), gemm(4096, 4096, 4096), "TFLOP/s"),
     ("gemm-8192-128x256", "02_gemm_relu.py", "matmul",
      dict(M=8192, N=8192, K=8192, block_M=128, block_N=256, block_K=64), gemm(8192, 8192, 8192), "TFLOP/s"),
+    ("gemm-4096-tuned", "02_gemm_relu.py", "matmul",
+     dict(M=4096, N=4096, K=4096, block_M=128, block_N=256, block_K=64), gemm(4096, 4096, 4096), "TFLOP/s",
+     GEMM_TUNED),
+    ("gemm-8192-tuned", "02_gemm_relu.py", "matmul",
+     dict(M=8192, N=8192, K=8192, block_M=128, block_N=256, block_K=64), gemm(8192, 8192, 8192), "TFLOP/s",
+     GEMM_TUNED),
     ("flash-b4h32s4096d128", "06_flash_attention.py", "flashattn",
      dict(batch=4, heads=32, seq_len=4096, dim=128, is_causal=False, block_M=128, block_N=128, num_stages=1,
           threads=128), attention(4, 32, 4096, 128, False), "TFLOP/s"),
     ("flash-b4h32s4096d128-causal", "06_flash_attention.py", "flashattn",
      dict(batch=4, heads=32, seq_len=4096, dim=128, is_causal=True, block_M=128, block_N=128, num_stages=1,
           threads=128), attention(4, 32, 4096, 128, True), "TFLOP/s"),
+    ("flash-b4h32s4096d128-t256", "06_flash_attention.py", "flashattn",
+     dict(batch=4, heads=32, seq_len=4096, dim=128, is_causal=False, block_M=128, block_N=128, num_stages=1,
+          threads=256), attention(4, 32, 4096, 128, False), "TFLOP/s"),
+    ("flash-b4h32s4096d128-causal-t256", "06_flash_attention.py", "flashattn",
+     dict(batch=4, heads=32, seq_len=4096, dim=128, is_causal=True, block_M=128, block_N=128, num_stages=1,
+          threads=256), attention(4, 32, 4096, 128, True), "TFLOP/s"),
     ("mla-b128h128L8192", "07_mla_decode.py", "flashattn",
      dict(batch=128, heads=128, kv_head_num=1, seqlen_kv=8192, dim=512, pe_dim=64, block_N=64, block_H=64,
           num_split=1), mla(128, 128, 8192), "TFLOP/s"),
@@ -90,8 +111,29 @@ def tilelang_kernel(file, name, params):
     return load_jit(file, name)(**params)
 
 
+EDITED = tempfile.mkdtemp(prefix="bench-vs-tilelang-")
+
+
+def source_of(case):
+    """The file both compilers get: the sample, or a copy with the case's literal edits."""
+    path = os.path.join(SAMPLES, case[1])
+    edits = case[6] if len(case) > 6 else None
+    if not edits:
+        return path
+    with open(path) as f:
+        text = f.read()
+    for old, new in edits.items():
+        if old not in text:
+            raise ValueError(f"{case[1]} has no '{old}' to edit")
+        text = text.replace(old, new)
+    edited = os.path.join(EDITED, case[0] + "-" + case[1])
+    with open(edited, "w") as f:
+        f.write(text)
+    return edited
+
+
 def tilelang_compile(case):
-    label, file, name, params = case[0], os.path.join(SAMPLES, case[1]), case[2], case[3]
+    label, file, name, params = case[0], source_of(case), case[2], case[3]
     t0 = time.time()
     try:
         tilelang_kernel(file, name, params)
@@ -137,15 +179,16 @@ def main():
     compiled_errors = {}
     if have_tilelang:
         # Fill TileLang's kernel cache first, in parallel processes (nvcc), so no compile lands between rounds.
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(8, len(cases))) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(8, len(cases)), mp_context=multiprocessing.get_context("spawn")) as pool:
             for label, seconds, error in pool.map(tilelang_compile, cases):
                 print(f"tilelang compiled {label} in {seconds:.1f} s" + (f": {error}" if error else ""), flush=True)
                 if error:
                     compiled_errors[label] = error
     rows = []
     with open(a.log, "w") as log:
-        for label, file, name, params, work, unit in cases:
-            path = os.path.join(SAMPLES, file)
+        for case in cases:
+            label, file, name, params, work, unit = case[:6]
+            path = source_of(case)
             kernel, tl_error = None, compiled_errors.get(label) or (None if have_tilelang else why)
             if have_tilelang and not tl_error:
                 try:
@@ -168,7 +211,7 @@ def main():
             tb_ms = statistics.median(tb) if tb else None
             tl_ms = statistics.median(tl) if tl else None
             scale = 1e12 if unit == "TFLOP/s" else 1e9
-            row = dict(label=label, file=file, params=params, backend=a.backend or "default", tilebench_ms=tb,
+            row = dict(label=label, file=file, edits=case[6] if len(case) > 6 else {}, params=params, backend=a.backend or "default", tilebench_ms=tb,
                        tilelang_ms=tl, tilebench_rate=work / (tb_ms * 1e-3) / scale if tb_ms else None,
                        tilelang_rate=work / (tl_ms * 1e-3) / scale if tl_ms else None,
                        speedup=(tl_ms / tb_ms) if (tb_ms and tl_ms) else None, tilebench_error=tb_error,

@@ -68,6 +68,10 @@ TILEC="$BUILD/engine/tools/tilec/tilec"
 PROFILE="$BUILD/tests/engine/profile/tilec-profile"
 export TILEBENCH_RUNNER="$RUNNER"
 export TILEBENCH_CACHE_DIR="$LOGS/cache"
+# The GEMM sample's best configuration in the sweep (hopper-tune): 128x256 tiles, 4 stages, 256 threads. Stages
+# and threads are literals of the sample, so runs and benches of it get an edited copy.
+TUNED_GEMM="$LOGS/gemm_relu_tuned.py"
+sed 's/num_stages=3/num_stages=4/; s/threads=128/threads=256/' "$ROOT/samples/02_gemm_relu.py" >"$TUNED_GEMM"
 
 bench() { # name, then tilec-profile arguments
     local name="$1"; shift
@@ -163,6 +167,13 @@ hopper_run gemm-1024-128x256 "$ROOT/samples/02_gemm_relu.py" -p M=1024 -p N=1024
 hopper_run flash-causal "$ROOT/samples/06_flash_attention.py" -p batch=1 -p heads=2 -p seq_len=256 -p dim=128 \
     -p is_causal=True -p block_M=128 -p block_N=128
 hopper_run mla-ragged "$ROOT/samples/07_mla_decode.py" -p seqlen_kv=200 -p batch=2
+hopper_run gemm-tuned-1024 "$TUNED_GEMM" -p M=1024 -p N=1024 -p K=1024 -p block_N=256
+hopper_run gemm-tuned-ragged "$TUNED_GEMM" -p M=520 -p N=776 -p K=264 -p block_N=256
+hopper_run gemm-tuned-bf16 "$TUNED_GEMM" -p M=512 -p N=768 -p K=320 -p block_N=256 -p "dtype='bfloat16'"
+for causal in False True; do
+    hopper_run flash-t256-causal-$causal "$ROOT/samples/06_flash_attention.py" -p batch=1 -p heads=2 -p seq_len=384 \
+        -p dim=128 -p is_causal=$causal -p block_M=128 -p block_N=128 -p threads=256
+done
 if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck synccheck; do
         bad=0
@@ -182,6 +193,17 @@ step "the samples on the hopper backend at the acceptance shapes"
 # GEMM against cuBLAS (alternating rounds) with the sample's own tiles; flash attention; MLA decode.
 bench hopper-gemm-sample-4096 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=4096 -p N=4096 -p K=4096 --vs cublas
 bench hopper-gemm-sample-8192 "$ROOT/samples/02_gemm_relu.py" --backend hopper -p M=8192 -p N=8192 -p K=8192 --vs cublas
+for shape in 4096 8192; do
+    bench hopper-gemm-tuned-$shape "$TUNED_GEMM" --backend hopper -p M=$shape -p N=$shape -p K=$shape \
+        -p block_N=256 --vs cublas
+    bench hopper-gemm-tuned-bf16-$shape "$TUNED_GEMM" --backend hopper -p M=$shape -p N=$shape \
+        -p K=$shape -p block_N=256 -p "dtype='bfloat16'" --vs cublas
+done
+for causal in False True; do
+    bench hopper-flash-b4h32s4096d128-t256-causal-$causal "$ROOT/samples/06_flash_attention.py" --backend hopper \
+        -p batch=4 -p heads=32 -p seq_len=4096 -p dim=128 -p is_causal=$causal -p block_M=128 -p block_N=128 \
+        -p threads=256
+done
 bench hopper-flash-b4h32s4096d128 "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 -p heads=32 \
     -p seq_len=4096 -p dim=128 -p is_causal=False -p block_M=128 -p block_N=128
 bench hopper-flash-b4h32s4096d128-causal "$ROOT/samples/06_flash_attention.py" --backend hopper -p batch=4 \

@@ -286,11 +286,8 @@ Fragment planLoopPartition(const std::vector<int64_t>& extents, int64_t vector, 
                            bool replicateToBlock) {
     std::vector<IndexExpr> vars = layout::inputVarsFor(extents);
     IndexExpr flat(0);
-    int64_t total = 1;
-    for (size_t d = 0; d < extents.size(); ++d) {
+    for (size_t d = 0; d < extents.size(); ++d)
         flat = flat * IndexExpr(extents[d]) + vars[d];
-        total *= extents[d];
-    }
     vector = std::max<int64_t>(vector, 1);
     threads = std::max<int64_t>(threads, 1);
     IndexExpr group = layout::floorDiv(flat, IndexExpr(vector));
