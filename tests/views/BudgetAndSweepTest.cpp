@@ -3,6 +3,7 @@
 #include "views/model/BudgetViewModel.h"
 #include "views/model/SweepPlotModel.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <gtest/gtest.h>
 #include <string>
@@ -60,6 +61,69 @@ TEST(BudgetViewModel, GemmSampleAgainstTheTargetLimit) {
     EXPECT_EQ(m.limitBytes, targetSm90a().maxSharedMemoryPerBlock);
     EXPECT_EQ(m.bars[0].stages, 3); // A_shared is multi-buffered by T.Pipelined(num_stages=3)
     EXPECT_GT(m.occupancy.blocks, 0);
+}
+
+// The budget draws the arena the kernel is launched with: each buffer at the offset the kernel addresses it
+// at, with the stages the schedule gave it, and the regions that are not buffers named.
+void expectBarsAtTheArena(const layout::KernelPlan& k, const BudgetViewModel& m) {
+    const layout::SharedArena& arena = k.schedule.arena;
+    ASSERT_FALSE(arena.slots.empty());
+    EXPECT_EQ(m.totalBytes, arena.totalBytes);
+    for (const layout::SharedArenaSlot& slot : arena.slots) {
+        auto bar = std::find_if(m.bars.begin(), m.bars.end(),
+                                [&](const BudgetBar& b) { return b.buffer == slot.buffer->name; });
+        ASSERT_NE(bar, m.bars.end()) << slot.buffer->name;
+        EXPECT_EQ(bar->startBytes, slot.offset) << slot.buffer->name;
+        EXPECT_EQ(bar->stages, slot.stages) << slot.buffer->name;
+        EXPECT_EQ(bar->totalBytes, slot.stageBytes * slot.stages) << slot.buffer->name;
+    }
+    for (const BudgetBar& b : m.bars)
+        EXPECT_LE(b.startBytes + b.totalBytes, m.totalBytes) << b.buffer;
+}
+
+const BudgetBar* barNamed(const BudgetViewModel& m, const std::string& name) {
+    for (const BudgetBar& b : m.bars)
+        if (b.buffer == name)
+            return &b;
+    return nullptr;
+}
+
+TEST(BudgetViewModel, HopperGemmDrawsItsArenaWithTheMbarriers) {
+    auto an = test::analyzeSample("gemm_relu", Backend::Hopper);
+    ASSERT_TRUE(an && an->ok());
+    const layout::KernelPlan& k = *an->kernel(0);
+    BudgetViewModel m = buildBudgetView(k, an->plan->target);
+    expectBarsAtTheArena(k, m);
+    const BudgetBar* barriers = barNamed(m, "mbarriers");
+    ASSERT_NE(barriers, nullptr);
+    EXPECT_EQ(barriers->startBytes, k.schedule.arena.barrierOffset);
+    EXPECT_EQ(barriers->totalBytes, k.schedule.arena.barrierBytes);
+    EXPECT_GT(barriers->totalBytes, 0);
+}
+
+TEST(BudgetViewModel, SoftmaxDrawsItsReductionScratch) {
+    auto an = test::analyzeSample("softmax");
+    ASSERT_TRUE(an && an->ok());
+    const layout::KernelPlan& k = *an->kernel(0);
+    BudgetViewModel m = buildBudgetView(k, an->plan->target);
+    expectBarsAtTheArena(k, m);
+    const BudgetBar* scratch = barNamed(m, "reduce scratch");
+    ASSERT_NE(scratch, nullptr);
+    EXPECT_EQ(scratch->startBytes, k.schedule.arena.reduceScratchOffset);
+    EXPECT_EQ(scratch->totalBytes, k.schedule.arena.reduceScratchBytes);
+    EXPECT_EQ(barNamed(m, "mbarriers"), nullptr); // the portable backend has none
+}
+
+TEST(BudgetViewModel, MlaDecodeBarsFollowTheScheduleStages) {
+    auto an = test::analyzeSample("mla_decode");
+    ASSERT_TRUE(an && an->ok());
+    const layout::KernelPlan& k = *an->kernel(0);
+    BudgetViewModel m = buildBudgetView(k, an->plan->target);
+    expectBarsAtTheArena(k, m);
+    const BudgetBar* kv = barNamed(m, "KV_shared");
+    ASSERT_NE(kv, nullptr);
+    EXPECT_EQ(kv->stages, 2); // T.Pipelined(num_stages=2) multi-buffers the loaded tiles only
+    EXPECT_EQ(barNamed(m, "Q_shared")->stages, 1);
 }
 
 // A planned sweep as profile::planSweep returns it: the pipelined buffer 8192 B x stages, 1024 B fixed,

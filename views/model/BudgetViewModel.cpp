@@ -1,4 +1,5 @@
-// Budget bars from SharedBufferPlan and SharedMemoryBudgetPlan.
+// Budget bars from the kernel schedule's shared arena (or, before there is one, SharedBufferPlan), and
+// SharedMemoryBudgetPlan.
 #include "views/model/BudgetViewModel.h"
 
 #include "views/model/SvgWriter.h"
@@ -48,15 +49,50 @@ void setBudgetRegisters(BudgetViewModel& model, int registersPerThread, std::str
     model.occupancy = computeOccupancy(model.target, model.threads, model.totalBytes, registersPerThread);
 }
 
-BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target) {
-    BudgetViewModel model;
-    model.targetName = target.name;
-    model.title =
-        "shared memory of " + std::string(kernel.func ? kernel.func->name : "kernel") + " on " + target.name;
-    model.limitBytes =
-        kernel.budget.limitBytes > 0 ? kernel.budget.limitBytes : target.maxSharedMemoryPerBlock;
-    model.threads = std::max<int64_t>(kernel.threads, 1);
-    model.target = target;
+namespace {
+
+// The arena the kernel is launched with (the kernel-schedule pass's offsets, alignment gaps included), then
+// the all-reduce scratch and the pipelines' mbarriers, each where the kernel addresses it.
+void addArenaBars(BudgetViewModel& model, const layout::KernelPlan& kernel,
+                  const layout::SharedArena& arena) {
+    const int64_t colors = int64_t(arena.slots.size()) + 2;
+    int index = 0;
+    for (const layout::SharedArenaSlot& slot : arena.slots) {
+        BudgetBar bar;
+        bar.buffer = slot.buffer ? slot.buffer->name : "?";
+        const layout::SharedBufferPlan* plan = nullptr;
+        for (const layout::SharedBufferPlan& b : kernel.sharedBuffers)
+            if (b.buffer == slot.buffer)
+                plan = &b;
+        bar.layout =
+            plan && slot.usesPlannedLayout ? layout::sharedLayoutKindName(plan->choice.kind) : "row-major";
+        bar.bytesPerStage = slot.stageBytes;
+        bar.stages = std::max(1, slot.stages);
+        bar.totalBytes = slot.totalBytes();
+        bar.startBytes = slot.offset;
+        bar.color = categoricalColor(index++, colors);
+        model.bars.push_back(std::move(bar));
+    }
+    auto addRegion = [&](const char* name, const char* what, int64_t offset, int64_t bytes) {
+        if (offset < 0 || bytes <= 0)
+            return;
+        BudgetBar bar;
+        bar.buffer = name;
+        bar.layout = what;
+        bar.bytesPerStage = bytes;
+        bar.totalBytes = bytes;
+        bar.startBytes = offset;
+        bar.color = categoricalColor(index++, colors);
+        model.bars.push_back(std::move(bar));
+    };
+    addRegion("reduce scratch", "cross-warp all-reduce scratch", arena.reduceScratchOffset,
+              arena.reduceScratchBytes);
+    addRegion("mbarriers", "8 bytes per pipeline stage barrier", arena.barrierOffset, arena.barrierBytes);
+    model.totalBytes = arena.totalBytes;
+}
+
+// Before a kernel schedule exists (a plan stopped by an error): the buffers' bytes x stages, stacked.
+void addStackedBars(BudgetViewModel& model, const layout::KernelPlan& kernel) {
     int64_t start = 0;
     int index = 0;
     for (const layout::SharedBufferPlan& b : kernel.sharedBuffers) {
@@ -72,6 +108,24 @@ BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& 
         model.bars.push_back(std::move(bar));
     }
     model.totalBytes = kernel.budget.totalBytes > 0 ? kernel.budget.totalBytes : start;
+}
+
+} // namespace
+
+BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target) {
+    BudgetViewModel model;
+    model.targetName = target.name;
+    model.title =
+        "shared memory of " + std::string(kernel.func ? kernel.func->name : "kernel") + " on " + target.name;
+    model.limitBytes =
+        kernel.budget.limitBytes > 0 ? kernel.budget.limitBytes : target.maxSharedMemoryPerBlock;
+    model.threads = std::max<int64_t>(kernel.threads, 1);
+    model.target = target;
+    const layout::SharedArena& arena = kernel.schedule.arena;
+    if (!arena.slots.empty())
+        addArenaBars(model, kernel, arena);
+    else
+        addStackedBars(model, kernel);
     model.occupancy = computeOccupancy(target, model.threads, model.totalBytes);
     return model;
 }

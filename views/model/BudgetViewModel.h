@@ -1,5 +1,7 @@
-// The shared-memory budget view's model: one bar per shared buffer (bytes per stage x stages), stacked to
-// the kernel's total, against the target's per-block limit line, with the blocks per SM each limit allows
+// The shared-memory budget view's model: the kernel's shared arena as the kernel-schedule pass laid it out,
+// one bar per buffer (bytes per stage x stages) at the offset the generated kernel addresses it at, and bars
+// for the cross-warp reduction scratch and the pipelines' mbarriers (before a schedule exists, the buffers
+// stacked), against the target's per-block limit line, with the blocks per SM each limit allows
 // (engine/target/Occupancy.h: registers once ptxas has reported them, shared memory with the 1 KB per-block
 // reservation against the SM's capacity, threads, the block limit) and the limit that binds.
 #pragma once
