@@ -6,6 +6,7 @@
 
 #include "views/model/BankConflictViewModel.h"
 #include "views/model/BudgetViewModel.h"
+#include "views/model/DataMovementViewModel.h"
 #include "views/model/LayoutViewModel.h"
 #include "views/model/SweepPlotModel.h"
 #include "views/model/WarpPartitionViewModel.h"
@@ -55,6 +56,12 @@ struct SweepViewState {
     std::string hover;
 };
 void drawSweep(const SweepPlotModel& model, SweepViewState& state);
+
+struct DataMovementViewState {
+    int hoveredMove = -1;     // the move under the mouse (its arrow is drawn thick)
+    uint32_t clickedLine = 0; // set when the user clicks a move: the owner moves the editor there
+};
+void drawDataMovement(const DataMovementViewModel& model, DataMovementViewState& state);
 
 // Helpers shared by the view functions.
 unsigned int packedColor(const Rgba& color);
