@@ -2,6 +2,8 @@
 #include "engine/codegen/BitFit.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 namespace tb::codegen {
 
@@ -117,21 +119,25 @@ BitFit fitOverBits(const std::vector<std::optional<int64_t>>& values, int64_t th
             return fit;
         fit.regCoef.push_back(c);
     }
-    for (int64_t t = 0; t < threads; ++t)
+    // The fit is a thread part plus a register part: tabulate both once, then check every known slot.
+    auto partOf = [](const std::vector<int64_t>& coef, int64_t count) {
+        std::vector<int64_t> part(size_t(count), 0);
+        for (int64_t i = 0; i < count; ++i)
+            for (size_t k = 0; k < coef.size(); ++k)
+                if ((i >> k) & 1)
+                    part[size_t(i)] += coef[k];
+        return part;
+    };
+    const std::vector<int64_t> threadPart = partOf(fit.threadCoef, threads),
+                               regPart = partOf(fit.regCoef, regs);
+    for (int64_t t = 0; t < threads; ++t) {
+        const int64_t rowBase = fit.base + threadPart[size_t(t)];
         for (int64_t r = 0; r < regs; ++r) {
-            auto v = at(t, r);
-            if (!v)
-                continue;
-            int64_t predicted = fit.base;
-            for (int k = 0; k < tBits; ++k)
-                if ((t >> k) & 1)
-                    predicted += fit.threadCoef[size_t(k)];
-            for (int k = 0; k < rBits; ++k)
-                if ((r >> k) & 1)
-                    predicted += fit.regCoef[size_t(k)];
-            if (predicted != *v)
+            const std::optional<int64_t>& v = values[size_t(t * regs + r)];
+            if (v && rowBase + regPart[size_t(r)] != *v)
                 return fit;
         }
+    }
     fit.ok = true;
     return fit;
 }
