@@ -5,6 +5,7 @@
 #include "engine/gpu/CudaDriver.h"
 #include "engine/profile/SweepVariants.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -35,6 +36,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,6 +119,10 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
     connect(m_canvases, &CanvasPanels::stagesVariantRequested, this, &MainWindow::openStagesVariant);
+    connect(m_canvases, &CanvasPanels::backendRequested, this, [this](const QString& name) {
+        if (std::optional<Backend> b = parseBackend(name.toStdString()))
+            setBackend(*b);
+    });
 
     auto* autosave = new QTimer(this);
     connect(autosave, &QTimer::timeout, this, [this] {
@@ -284,9 +290,30 @@ void MainWindow::buildMenus() {
     dark->setCheckable(true);
     dark->setChecked(true);
     connect(dark, &QAction::toggled, this, [this](bool on) { setDarkTheme(on); });
+    QMenu* backends = view->addMenu("&Backend");
+    auto* group = new QActionGroup(this);
+    for (const std::string& name : knownBackendNames()) {
+        QAction* a = backends->addAction(QString::fromStdString(name));
+        a->setCheckable(true);
+        a->setChecked(parseBackend(name) == m_backend);
+        a->setActionGroup(group);
+        connect(a, &QAction::triggered, this, [this, name] { setBackend(*parseBackend(name)); });
+        m_backendActions.push_back(a);
+    }
     view->addSeparator();
     for (QDockWidget* d : m_docks)
         view->addAction(d->toggleViewAction());
+}
+
+void MainWindow::setBackend(Backend backend) {
+    for (QAction* a : m_backendActions)
+        a->setChecked(parseBackend(a->text().toStdString()) == backend);
+    m_canvases->setBackend(backendName(backend));
+    if (backend == m_backend)
+        return;
+    m_backend = backend;
+    statusBar()->showMessage(QString("re-planning for the %1 backend").arg(backendName(backend)), 4000);
+    scheduleCompile(0);
 }
 
 void MainWindow::setDarkTheme(bool dark) {
@@ -481,6 +508,7 @@ void MainWindow::openStagesVariant(int stages) {
 
 void MainWindow::scheduleCompile(int debounceMs) {
     CompileOptions options;
+    options.backend = m_backend;
     for (const auto& [name, value] : m_overrides)
         options.elaborate.overrides.push_back({name, value});
     m_compiler.request(m_displayName, m_editor->toPlainText(), options, debounceMs);

@@ -11,6 +11,7 @@
 #include "app/CpuRun.h"
 #include "app/Recovery.h"
 #include "app/RunPanel.h"
+#include "engine/target/Backend.h"
 
 #include <QList>
 #include <QMainWindow>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+class QAction;
 class QDockWidget;
 class QFormLayout;
 class QLabel;
@@ -52,6 +54,10 @@ public:
     bool isModified() const { return m_dirty; }
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
+    // The instruction set every compile plans and emits for (tilec's --backend): View > Backend and the
+    // canvases' backend strips set it; the document recompiles with it.
+    void setBackend(Backend backend);
+    Backend backend() const { return m_backend; }
     // Compiles now (no debounce) and waits; for tests and screenshots.
     bool compileNow(int timeoutMs = 20000);
     // Offers the recovery file; `ask` false takes it without a dialog (tests).
@@ -123,6 +129,8 @@ private:
     QString m_path;
     QString m_displayName = "untitled.py";
     bool m_dark = true;
+    Backend m_backend = defaultBackend(targetSm90a());
+    std::vector<QAction*> m_backendActions; // View > Backend, one per knownBackendNames()
     bool m_dirty = false;
     bool m_updatingIr = false;
     QByteArray m_parameterSignature;

@@ -349,6 +349,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
     profile::ProgramSweepOptions o;
     o.timing.cancelled = [cancel] { return cancel->load(); };
     o.baseOverrides = userOverrides(*a, "num_stages");
+    o.backend = a->compile->backend;                   // the variants keep the document's backend
     profile::SweepAxis axis = views::stageSweepAxis(); // the plot's points
     std::string text = a->sources().file(a->compile->file).text();
     profile::ProgramSweepReport r = profile::sweepProgram(file, text, {axis}, client, o,

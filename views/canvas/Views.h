@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::views {
@@ -55,6 +56,25 @@ struct SweepViewState {
     std::string hover;
 };
 void drawSweep(const SweepPlotModel& model, SweepViewState& state);
+
+// The strip at the top of every canvas: the backend and instructions of the kernel it pictures
+// (backendCaption) and the backend choice, one radio button per backend.
+struct BackendBarState {
+    std::string caption;
+    std::vector<std::string> backends; // knownBackendNames()
+    int current = 0;                   // index into backends: the backend the picture was planned for
+    int requested = -1;                // set when the user picks another one: the owner recompiles with it
+    // Where each choice was drawn (canvas pixels, its centre) and the strip's bottom edge: for hit tests.
+    std::vector<std::pair<float, float>> choiceCenters;
+    float bottom = 0;
+};
+void drawBackendBar(BackendBarState& state);
+
+// Veils everything drawn so far on the canvas below `top` and says, in a banner, that it no longer
+// matches the program: "out of date: the program has errors", then `reason` (the first error).
+void drawOutOfDate(const std::string& reason, float top);
+// The banner's colour (tests look for it in the framebuffer).
+inline constexpr Rgba kOutOfDateBanner{230, 160, 20, 255};
 
 // Helpers shared by the view functions.
 unsigned int packedColor(const Rgba& color);
