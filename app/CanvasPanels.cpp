@@ -258,6 +258,8 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
 
     const layout::KernelPlan& kernel = analysis->plan->kernels.front();
     m_bank = views::buildBankConflictView(kernel, analysis->sources(), -1);
+    if (!analysis->bankFixes.empty())
+        views::applyBankFixes(m_bank, analysis->bankFixes.front());
     m_bankState.selected = m_bank.selected;
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);

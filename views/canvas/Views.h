@@ -34,6 +34,9 @@ struct BankViewState {
     uint32_t highlightLine = 0; // linked selection from the editor
     uint32_t clickedLine = 0;   // set when the user clicks a row: the owner moves the editor there
     bool showUnswizzled = true;
+    // The table's sort (the header clicks): worst row, most excess wavefronts, first by default.
+    BankColumn sortColumn = BankColumn::Excess;
+    bool sortDescending = true;
 };
 void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state);
 

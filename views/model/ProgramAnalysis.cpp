@@ -114,9 +114,11 @@ std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::strin
     analysis->irLines = ir::printModuleLines(*r.module, &r.sources);
     // The plan views draw is the one the code was generated from (a program with errors before codegen
     // keeps its diagnostics and shows no plan; one whose codegen failed still shows its plan).
-    if (r.planComplete())
+    if (r.planComplete()) {
         analysis->plan = r.plan.get();
-    else
+        for (const layout::KernelPlan& k : r.plan->kernels)
+            analysis->bankFixes.push_back(findSwizzleFixes(k, r.plan->target));
+    } else
         analysis->rejectedSharedMemory = rejectedBudgets(r);
     return analysis;
 }

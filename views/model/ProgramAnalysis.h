@@ -8,6 +8,7 @@
 #include "engine/ir/Printer.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
+#include "views/model/BankFixes.h"
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,9 @@ struct ProgramAnalysis {
     // against compile->target's per-block limit) when that check failed: the plan was never made, and the
     // budget view draws this over-limit budget instead.
     std::vector<check::KernelSharedMemory> rejectedSharedMemory;
+    // Per kernel of the plan: the bank conflicts a 128B swizzle would fix (findSwizzleFixes), computed here
+    // on the worker thread with the rest of the analysis.
+    std::vector<std::vector<BankFix>> bankFixes;
 
     bool ok() const { return compile && compile->ok(); }
     const SourceManager& sources() const { return compile->sources; }
