@@ -132,7 +132,11 @@ CodeEditor::CodeEditor(QWidget* parent) : QPlainTextEdit(parent) {
 
 void CodeEditor::setDarkTheme(bool dark) {
     m_dark = dark;
+    // Re-highlighting reformats every block inside an edit block; new colours are never an edit, so the
+    // document's own modified flag is kept as it was, whatever the reformat reports.
+    const bool modified = document()->isModified();
     m_highlighter->setDarkTheme(dark);
+    document()->setModified(modified);
     updateExtraSelections();
     m_gutter->update();
 }
