@@ -326,7 +326,9 @@ void MainWindow::setDarkTheme(bool dark) {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(QString("%1%2 - TileBench").arg(m_displayName, m_dirty ? " *" : ""));
+    setWindowTitle(QString("%1%2%3 - TileBench")
+                       .arg(m_displayName, m_sampleCopy ? " (copy of the sample, not saved yet)" : "",
+                            m_dirty ? " *" : ""));
 }
 
 bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirst) {
@@ -362,6 +364,7 @@ bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirs
 
 void MainWindow::replaceDocument(const QString& text, const QString& path, const QString& displayName) {
     m_path = path;
+    m_sampleCopy = false;
     m_displayName = displayName;
     m_overrides.clear();
     m_editor->setPlainText(text);
@@ -420,7 +423,19 @@ bool MainWindow::openSample(const QString& name) {
         statusBar()->showMessage("no sample named " + name, 5000);
         return false;
     }
-    return openFile(QString::fromStdString(sample->path));
+    std::string text;
+    if (!readTextFile(sample->path, text)) {
+        statusBar()->showMessage("cannot read " + QString::fromStdString(sample->path), 5000);
+        return false;
+    }
+    const QString fileName = QString::fromStdString(sample->fileName);
+    if (!confirmReplacingDocument("opening the sample " + fileName))
+        return false;
+    // A sample opens as an untitled copy: Save asks where to put it, so a lesson is never overwritten.
+    replaceDocument(QString::fromStdString(text), QString(), fileName);
+    m_sampleCopy = true;
+    updateTitle();
+    return true;
 }
 
 bool MainWindow::saveTo(const QString& path) {
@@ -432,6 +447,7 @@ bool MainWindow::saveTo(const QString& path) {
         return false;
     m_path = QFileInfo(path).absoluteFilePath();
     m_displayName = QFileInfo(path).fileName();
+    m_sampleCopy = false;
     m_editor->document()->setModified(false);
     m_dirty = false;
     m_recovery.clear();

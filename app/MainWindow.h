@@ -42,6 +42,7 @@ public:
     // file, recovery, quit) first asks about unsaved changes (confirmReplacingDocument); false when the
     // user cancelled or the file could not be read, and then nothing changed.
     bool openFile(const QString& path);
+    // A sample opens as an untitled copy (no file path: Save asks where), never in place.
     bool openSample(const QString& name);
     bool newDocument();
     bool openDroppedFiles(const QList<QUrl>& urls);
@@ -129,6 +130,7 @@ private:
     QString m_path;
     QString m_displayName = "untitled.py";
     bool m_dark = true;
+    bool m_sampleCopy = false; // the document is an untitled copy of a bundled sample
     Backend m_backend = defaultBackend(targetSm90a());
     std::vector<QAction*> m_backendActions; // View > Backend, one per knownBackendNames()
     bool m_dirty = false;

@@ -187,7 +187,7 @@ TEST(Recovery, AutosavedWorkIsOfferedOnTheNextStart) {
     QTemporaryDir dir;
     {
         MainWindow first(Recovery(dir.path()));
-        first.openSample("softmax");
+        first.openFile(QString::fromStdString(findSample("softmax")->path));
         first.editor()->setPlainText("# unsaved edit\nx = 1\n");
         first.autosaveNow();
         // The window "crashes": destroyed without a clean close.
