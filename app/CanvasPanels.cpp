@@ -323,6 +323,13 @@ void CanvasPanels::rebuildLayout() {
         return;
     }
     m_layoutState.buffer = std::clamp(m_layoutState.buffer, 0, int(m_buffers.size()) - 1);
+    // Pan and zoom belong to one buffer: another one (a 1-D fragment after a 128x128 tile) starts fitted.
+    if (m_bufferNames[size_t(m_layoutState.buffer)] != m_layoutShownBuffer) {
+        m_layoutShownBuffer = m_bufferNames[size_t(m_layoutState.buffer)];
+        m_layoutState.zoom = 1;
+        m_layoutState.panX = m_layoutState.panY = 0;
+        m_layoutState.fitRequested = true;
+    }
     const BufferEntry& e = m_buffers[size_t(m_layoutState.buffer)];
     const layout::KernelPlan& kernel = m_analysis->plan->kernels[e.kernel];
     if (e.fragment) {

@@ -101,6 +101,7 @@ private:
     std::array<views::BackendBarState, 5> m_bars;
     std::vector<BufferEntry> m_buffers;
     std::vector<std::string> m_bufferNames;
+    std::string m_layoutShownBuffer; // the buffer the layout state's pan and zoom belong to
     views::LayoutViewModel m_layout;
     views::BankConflictViewModel m_bank;
     views::WarpPartitionViewModel m_warp;

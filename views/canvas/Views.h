@@ -24,6 +24,8 @@ struct LayoutViewState {
     bool labels = true;
     float zoom = 1.0f;
     float panX = 0, panY = 0;
+    // Fit the next frame's grid into the canvas (the Fit button; the owner asks for it per new buffer).
+    bool fitRequested = false;
     std::string hover; // the hovered element's description
 };
 void drawLayout(const LayoutViewModel& model, const std::vector<std::string>& buffers,
