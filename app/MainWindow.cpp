@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFont>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -54,6 +55,8 @@ const char* kSettingsGeometry = "window/geometry";
 const char* kSettingsState = "window/state";
 const char* kSettingsDark = "window/dark";
 const char* kSettingsRecent = "files/recent";
+// Marks an Issues row that is the hint of the diagnostic above it.
+constexpr int kIssueHintRole = Qt::UserRole + 2;
 
 QPalette themePalette(bool dark) {
     if (!dark)
@@ -550,11 +553,24 @@ void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
         item->setData(Qt::UserRole + 1, e.column);
         item->setForeground(e.error ? QColor("#f14c4c") : QColor("#cca700"));
         m_issues->addItem(item);
+        // The hint is the fix: a child row under its diagnostic, not only a tooltip.
+        if (!e.hint.isEmpty()) {
+            auto* hint = new QListWidgetItem("      hint: " + e.hint);
+            hint->setToolTip(e.tooltip());
+            hint->setData(Qt::UserRole, e.line);
+            hint->setData(Qt::UserRole + 1, e.column);
+            hint->setData(kIssueHintRole, true);
+            QFont italic = hint->font();
+            italic.setItalic(true);
+            hint->setFont(italic);
+            m_issues->addItem(hint);
+        }
         editorDiagnostics.push_back(e);
     }
+    const int diagnosticCount = int(editorDiagnostics.size());
     m_editor->setDiagnostics(std::move(editorDiagnostics));
     if (QDockWidget* d = dock("issuesDock"))
-        d->setWindowTitle(QString("Issues (%1)").arg(m_issues->count()));
+        d->setWindowTitle(QString("Issues (%1)").arg(diagnosticCount));
 
     // IR listing.
     if (analysis->compile->module) {
