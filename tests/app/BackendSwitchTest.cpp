@@ -72,4 +72,23 @@ TEST_F(BackendFixture, TheCanvasStripShowsAndSwitchesTheBackend) {
     EXPECT_EQ(c.backendBar(canvas).caption, "portable backend: mma.sync m16n8k16");
 }
 
+TEST_F(BackendFixture, AQuickClickBetweenTwoFramesIsNotLost) {
+    ASSERT_TRUE(window->openSample("gemm_relu"));
+    ASSERT_TRUE(window->compileNow());
+    CanvasPanels& c = window->canvases();
+    window->dock("budgetDock")->raise();
+    views::ImGuiCanvas* canvas = c.budgetCanvas();
+    canvas->renderImage();
+    const views::BackendBarState& bar = c.backendBar(canvas);
+    auto hopper = std::find(bar.backends.begin(), bar.backends.end(), "hopper");
+    ASSERT_NE(hopper, bar.backends.end());
+    const auto [x, y] = bar.choiceCenters.at(size_t(hopper - bar.backends.begin()));
+    // Press and release with no frame in between, as a fast click arrives: the canvas queues both.
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(int(x), int(y)));
+    canvas->renderImage();
+    for (int i = 0; i < 50 && window->backend() != Backend::Hopper; ++i)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_EQ(window->backend(), Backend::Hopper);
+}
+
 } // namespace tb::app
