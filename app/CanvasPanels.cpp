@@ -148,7 +148,9 @@ CanvasPanels::~CanvasPanels() {
 
 void CanvasPanels::setKernelRegisters(uint64_t analysisGeneration, int registersPerThread,
                                       const std::string& source) {
-    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0)
+    // Out of date, the budget shown is not that kernel's (a rejected budget, or a veiled one).
+    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0 ||
+        !m_outOfDate.empty())
         return;
     views::setBudgetRegisters(m_budget, registersPerThread, source);
     m_budgetCanvas->update();

@@ -580,6 +580,11 @@ void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
         m_updatingIr = true;
         m_irView->setPlainText(lines.join('\n'));
         m_updatingIr = false;
+    } else {
+        // No Tile IR for this text: the old listing would be of another program.
+        m_updatingIr = true;
+        m_irView->setPlainText("out of date: the program has errors (see Issues); no Tile IR was built");
+        m_updatingIr = false;
     }
     updateParameters(analysis);
     m_canvases->setAnalysis(analysis);

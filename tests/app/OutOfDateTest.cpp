@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <cstdint>
 #include <gtest/gtest.h>
 #include <string>
@@ -91,8 +92,12 @@ TEST_F(OutOfDateFixture, OverTheLimitVeilsThePlanViewsAndTheBudgetDrawsTheReject
 TEST_F(OutOfDateFixture, AnEmptyFileNoLongerShowsTheGemm) {
     ASSERT_TRUE(window->openSample("gemm_relu"));
     ASSERT_TRUE(window->compileNow());
+    ASSERT_TRUE(window->irView()->toPlainText().contains("gemm"));
     window->editor()->setPlainText("");
     ASSERT_TRUE(window->compileNow());
+    // The Tile IR dock no longer lists the GEMM either.
+    EXPECT_FALSE(window->irView()->toPlainText().contains("gemm"))
+        << window->irView()->toPlainText().toStdString();
     CanvasPanels& c = window->canvases();
     EXPECT_FALSE(c.outOfDateReason().empty());
     for (auto [canvas, dock] : canvases()) {
