@@ -88,7 +88,16 @@ void drawAccessTable(const BankConflictViewModel& model, BankViewState& state, f
             f |= ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending;
         ImGui::TableSetupColumn(c.header, f, 0.0f, ImGuiID(c.id));
     }
-    ImGui::TableHeadersRow();
+    // The header row by hand (what TableHeadersRow does), recording each column's room for the header.
+    state.columns.clear();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (size_t i = 0; i < columns.size(); ++i) {
+        if (!ImGui::TableSetColumnIndex(int(i)))
+            continue;
+        state.columns.push_back(
+            {columns[i].header, ImGui::CalcTextSize(columns[i].header).x, ImGui::GetContentRegionAvail().x});
+        ImGui::TableHeader(columns[i].header);
+    }
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsCount > 0) {
         state.sortColumn = BankColumn(specs->Specs[0].ColumnUserID);
         state.sortDescending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;

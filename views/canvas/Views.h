@@ -39,6 +39,12 @@ struct BankViewState {
     // The table's sort (the header clicks): worst row, most excess wavefronts, first by default.
     BankColumn sortColumn = BankColumn::Excess;
     bool sortDescending = true;
+    // Per column, as last drawn: its header, the width the header text needs and the width it got.
+    struct ColumnFit {
+        std::string header;
+        float needed = 0, given = 0;
+    };
+    std::vector<ColumnFit> columns;
 };
 void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state);
 
