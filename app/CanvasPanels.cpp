@@ -1,14 +1,19 @@
 // Model building and the per-frame draw callbacks of the canvases.
 #include "app/CanvasPanels.h"
 
+#include "engine/target/Backend.h"
+#include "views/model/BackendCaption.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QMetaObject>
 #include <QPointer>
 #include <QTimer>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,46 +32,113 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
     m_budgetCanvas->setObjectName("budgetCanvas");
     m_sweepCanvas->setObjectName("sweepCanvas");
 
-    m_layoutCanvas->setDrawFunction([this] {
-        views::LayoutViewState before = m_layoutState;
-        views::drawLayout(m_layout, m_bufferNames, m_layoutState);
-        if (before.buffer != m_layoutState.buffer || before.swizzle != m_layoutState.swizzle ||
-            before.byWarp != m_layoutState.byWarp)
-            QTimer::singleShot(0, this, [this] { rebuildLayout(); });
-    });
-    m_bankCanvas->setDrawFunction([this] {
-        int before = m_bankState.selected;
-        views::drawBankConflicts(m_bank, m_bankState);
-        if (m_bankState.selected != before && m_bankState.selected >= 0) {
-            views::selectBankRow(m_bank, m_bankState.selected);
-            m_bankCanvas->update();
-        }
-        if (m_bankState.clickedLine)
-            QTimer::singleShot(0, this,
-                               [this, line = int(m_bankState.clickedLine)] { emit lineClicked(line); });
-    });
-    m_warpCanvas->setDrawFunction([this] {
-        views::drawWarpPartition(m_warp, m_warpState);
-        if (m_warpState.clickedLine)
-            QTimer::singleShot(0, this,
-                               [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
-    });
-    m_budgetCanvas->setDrawFunction([this] {
-        views::drawBudget(m_budget, m_budgetState);
-        if (m_budgetState.registersRequested) {
-            m_budgetState.registersRequested = false;
-            QTimer::singleShot(0, this, [this] { emit registersRequested(); });
-        }
-    });
-    m_sweepCanvas->setDrawFunction([this] {
-        views::drawSweep(m_sweep, m_sweepState);
-        if (m_sweepState.clicked >= 0) {
-            int index = m_sweepState.clicked;
-            m_sweepState.clicked = -1;
-            QTimer::singleShot(0, this, [this, index] { openSweepPoint(index); });
-        }
-    });
+    for (views::BackendBarState& bar : m_bars)
+        bar.backends = knownBackendNames();
+    setBackend(backendName(defaultBackend(targetSm90a())));
+    const auto stale = [this] { return !m_outOfDate.empty(); };
+    // Stale pictures take no clicks: a line or variant they name belongs to an older program.
+    installDraw(
+        m_layoutCanvas,
+        [this] {
+            views::LayoutViewState before = m_layoutState;
+            views::drawLayout(m_layout, m_bufferNames, m_layoutState);
+            if (before.buffer != m_layoutState.buffer || before.swizzle != m_layoutState.swizzle ||
+                before.byWarp != m_layoutState.byWarp)
+                QTimer::singleShot(0, this, [this] { rebuildLayout(); });
+        },
+        stale);
+    installDraw(
+        m_bankCanvas,
+        [this] {
+            int before = m_bankState.selected;
+            views::drawBankConflicts(m_bank, m_bankState);
+            if (m_bankState.selected != before && m_bankState.selected >= 0) {
+                views::selectBankRow(m_bank, m_bankState.selected);
+                m_bankCanvas->update();
+            }
+            if (m_bankState.clickedLine && m_outOfDate.empty())
+                QTimer::singleShot(0, this,
+                                   [this, line = int(m_bankState.clickedLine)] { emit lineClicked(line); });
+        },
+        stale);
+    installDraw(
+        m_warpCanvas,
+        [this] {
+            views::drawWarpPartition(m_warp, m_warpState);
+            if (m_warpState.clickedLine && m_outOfDate.empty())
+                QTimer::singleShot(0, this,
+                                   [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
+        },
+        stale);
+    installDraw(
+        m_budgetCanvas,
+        [this] {
+            views::drawBudget(m_budget, m_budgetState);
+            if (m_budgetState.registersRequested) {
+                m_budgetState.registersRequested = false;
+                if (m_outOfDate.empty())
+                    QTimer::singleShot(0, this, [this] { emit registersRequested(); });
+            }
+        },
+        [this] { return !m_outOfDate.empty() && !m_budgetFromCheck; });
+    installDraw(
+        m_sweepCanvas,
+        [this] {
+            views::drawSweep(m_sweep, m_sweepState);
+            if (m_sweepState.clicked >= 0) {
+                int index = m_sweepState.clicked;
+                m_sweepState.clicked = -1;
+                if (m_outOfDate.empty())
+                    QTimer::singleShot(0, this, [this, index] { openSweepPoint(index); });
+            }
+        },
+        stale);
     m_sweepPool.setMaxThreadCount(1);
+}
+
+std::array<views::ImGuiCanvas*, 5> CanvasPanels::canvases() const {
+    return {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas};
+}
+
+size_t CanvasPanels::canvasIndex(const views::ImGuiCanvas* canvas) const {
+    const auto all = canvases();
+    return size_t(std::find(all.begin(), all.end(), canvas) - all.begin());
+}
+
+const views::BackendBarState& CanvasPanels::backendBar(const views::ImGuiCanvas* canvas) const {
+    return m_bars.at(canvasIndex(canvas));
+}
+
+bool CanvasPanels::outOfDate(const views::ImGuiCanvas* canvas) const {
+    if (m_outOfDate.empty())
+        return false;
+    return canvas != m_budgetCanvas || !m_budgetFromCheck;
+}
+
+void CanvasPanels::installDraw(views::ImGuiCanvas* canvas, std::function<void()> draw,
+                               std::function<bool()> stale) {
+    const size_t index = canvasIndex(canvas);
+    canvas->setDrawFunction([this, index, draw = std::move(draw), stale = std::move(stale)] {
+        views::BackendBarState& bar = m_bars[index];
+        views::drawBackendBar(bar);
+        if (bar.requested >= 0 && size_t(bar.requested) < bar.backends.size()) {
+            QString name = QString::fromStdString(bar.backends[size_t(bar.requested)]);
+            bar.requested = -1;
+            QTimer::singleShot(0, this, [this, name] { emit backendRequested(name); });
+        }
+        draw();
+        if (stale())
+            views::drawOutOfDate(m_outOfDate, bar.bottom);
+    });
+}
+
+void CanvasPanels::setBackend(const std::string& name) {
+    for (views::BackendBarState& bar : m_bars) {
+        auto it = std::find(bar.backends.begin(), bar.backends.end(), name);
+        bar.current = it == bar.backends.end() ? 0 : int(it - bar.backends.begin());
+    }
+    for (views::ImGuiCanvas* c : canvases())
+        c->update();
 }
 
 CanvasPanels::~CanvasPanels() {
@@ -76,7 +148,9 @@ CanvasPanels::~CanvasPanels() {
 
 void CanvasPanels::setKernelRegisters(uint64_t analysisGeneration, int registersPerThread,
                                       const std::string& source) {
-    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0)
+    // Out of date, the budget shown is not that kernel's (a rejected budget, or a veiled one).
+    if (!m_analysis || m_analysis->generation != analysisGeneration || registersPerThread < 0 ||
+        !m_outOfDate.empty())
         return;
     views::setBudgetRegisters(m_budget, registersPerThread, source);
     m_budgetCanvas->update();
@@ -98,7 +172,9 @@ void CanvasPanels::planSweep(const AnalysisPtr& analysis) {
         if (latest->load() != generation)
             return;
         profile::SweepPlanOptions o;
-        o.compile.target = analysis->plan->target;
+        // The variants compile for the same device and backend as the analysis.
+        o.compile.target = analysis->compile->device;
+        o.compile.backend = analysis->compile->backend;
         for (const ir::SpecializationParam& p : analysis->compile->module->specialization)
             if (p.origin == ir::ParamOrigin::Override && p.name != "num_stages")
                 o.baseOverrides.emplace_back(p.name, p.text);
@@ -129,14 +205,33 @@ bool CanvasPanels::waitForSweep(int timeoutMs) {
 }
 
 void CanvasPanels::setDarkTheme(bool dark) {
-    for (views::ImGuiCanvas* c : {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
+    for (views::ImGuiCanvas* c : canvases())
         c->setDarkTheme(dark);
 }
 
+void CanvasPanels::showOutOfDate(const views::ProgramAnalysis& failed) {
+    const std::string error = failed.firstError();
+    m_outOfDate = error.empty() ? "there is no kernel to picture" : error;
+    // The shared-memory check's numbers are this program's: the budget view draws them, not a stale plan.
+    m_budgetFromCheck = !failed.rejectedSharedMemory.empty();
+    if (m_budgetFromCheck)
+        m_budget =
+            views::buildRejectedBudgetView(failed.rejectedSharedMemory.front(), failed.compile->target);
+    for (views::ImGuiCanvas* c : canvases())
+        c->update();
+}
+
 void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
-    // A failed compile keeps the last good pictures: the user is mid-edit, and the Issues dock says why.
-    if (!analysis || !analysis->plan || analysis->plan->kernels.empty())
+    if (!analysis || !analysis->compile)
         return;
+    // A failed compile keeps the last good pictures, veiled and marked out of date (the user is mid-edit;
+    // the banner and the Issues dock say why).
+    if (!analysis->plan || analysis->plan->kernels.empty()) {
+        showOutOfDate(*analysis);
+        return;
+    }
+    m_outOfDate.clear();
+    m_budgetFromCheck = false;
     std::string previous = m_layoutState.buffer >= 0 && size_t(m_layoutState.buffer) < m_bufferNames.size()
                                ? m_bufferNames[size_t(m_layoutState.buffer)]
                                : std::string();
@@ -165,12 +260,19 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
 
     const layout::KernelPlan& kernel = analysis->plan->kernels.front();
     m_bank = views::buildBankConflictView(kernel, analysis->sources(), -1);
+    if (!analysis->bankFixes.empty())
+        views::applyBankFixes(m_bank, analysis->bankFixes.front());
     m_bankState.selected = m_bank.selected;
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);
+    const std::string caption =
+        views::backendCaption(analysis->compile->backend, analysis->plan->target, kernel);
+    for (views::BackendBarState& bar : m_bars)
+        bar.caption = caption;
+    setBackend(backendName(analysis->compile->backend));
     planSweep(analysis);
     applyMeasurements();
-    for (views::ImGuiCanvas* c : {m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas})
+    for (views::ImGuiCanvas* c : canvases())
         c->update();
 }
 
@@ -223,6 +325,13 @@ void CanvasPanels::rebuildLayout() {
         return;
     }
     m_layoutState.buffer = std::clamp(m_layoutState.buffer, 0, int(m_buffers.size()) - 1);
+    // Pan and zoom belong to one buffer: another one (a 1-D fragment after a 128x128 tile) starts fitted.
+    if (m_bufferNames[size_t(m_layoutState.buffer)] != m_layoutShownBuffer) {
+        m_layoutShownBuffer = m_bufferNames[size_t(m_layoutState.buffer)];
+        m_layoutState.zoom = 1;
+        m_layoutState.panX = m_layoutState.panY = 0;
+        m_layoutState.fitRequested = true;
+    }
     const BufferEntry& e = m_buffers[size_t(m_layoutState.buffer)];
     const layout::KernelPlan& kernel = m_analysis->plan->kernels[e.kernel];
     if (e.fragment) {

@@ -11,8 +11,10 @@
 
 #include <QObject>
 #include <QThreadPool>
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ public:
     void setAnalysis(const AnalysisPtr& analysis);
     void setLinkedLine(int line);
     void setDarkTheme(bool dark);
+    // The backend the app compiles with (knownBackendNames()): every canvas' backend strip shows it.
+    void setBackend(const std::string& name);
 
     views::ImGuiCanvas* layoutCanvas() const { return m_layoutCanvas; }
     views::ImGuiCanvas* bankCanvas() const { return m_bankCanvas; }
@@ -42,6 +46,12 @@ public:
     const views::WarpPartitionViewModel& warpModel() const { return m_warp; }
     const views::BudgetViewModel& budgetModel() const { return m_budget; }
     const views::SweepPlotModel& sweepModel() const { return m_sweep; }
+    // Why the pictures no longer match the program ("line 40: shared memory needs ..."); empty while they
+    // do. The budget view is exempt when it draws the budget the shared-memory check rejected.
+    const std::string& outOfDateReason() const { return m_outOfDate; }
+    bool outOfDate(const views::ImGuiCanvas* canvas) const;
+    // The backend strip of one canvas (caption, choice positions for hit tests).
+    const views::BackendBarState& backendBar(const views::ImGuiCanvas* canvas) const;
     views::LayoutViewState& layoutState() { return m_layoutState; }
     views::BankViewState& bankState() { return m_bankState; }
     // Rebuilds the layout model for the current layout state (after a test changes it).
@@ -68,6 +78,8 @@ signals:
     void sweepPlanned();
     // The budget view asks for ptxas's register count (its button).
     void registersRequested();
+    // The user picked another backend on a canvas' strip.
+    void backendRequested(const QString& name);
 
 private:
     struct BufferEntry {
@@ -76,9 +88,20 @@ private:
         size_t index = 0;
     };
 
-    AnalysisPtr m_analysis;
+    // The canvases in a fixed order; m_bars[i] is canvas i's backend strip.
+    std::array<views::ImGuiCanvas*, 5> canvases() const;
+    size_t canvasIndex(const views::ImGuiCanvas* canvas) const;
+    // Wraps a view's draw function with the backend strip and, while `stale` says so, the out-of-date veil.
+    void installDraw(views::ImGuiCanvas* canvas, std::function<void()> draw, std::function<bool()> stale);
+    void showOutOfDate(const views::ProgramAnalysis& failed);
+
+    AnalysisPtr m_analysis; // the last analysis with a plan: what the canvases picture
+    std::string m_outOfDate;
+    bool m_budgetFromCheck = false; // m_budget is the rejected budget of the failed analysis
+    std::array<views::BackendBarState, 5> m_bars;
     std::vector<BufferEntry> m_buffers;
     std::vector<std::string> m_bufferNames;
+    std::string m_layoutShownBuffer; // the buffer the layout state's pan and zoom belong to
     views::LayoutViewModel m_layout;
     views::BankConflictViewModel m_bank;
     views::WarpPartitionViewModel m_warp;

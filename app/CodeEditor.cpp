@@ -132,7 +132,11 @@ CodeEditor::CodeEditor(QWidget* parent) : QPlainTextEdit(parent) {
 
 void CodeEditor::setDarkTheme(bool dark) {
     m_dark = dark;
+    // Re-highlighting reformats every block inside an edit block; new colours are never an edit, so the
+    // document's own modified flag is kept as it was, whatever the reformat reports.
+    const bool modified = document()->isModified();
     m_highlighter->setDarkTheme(dark);
+    document()->setModified(modified);
     updateExtraSelections();
     m_gutter->update();
 }
@@ -380,7 +384,13 @@ void CodeEditor::keyPressEvent(QKeyEvent* event) {
     bool afterTDot = false;
     QString prefix = wordBeforeCursor(&afterTDot);
     bool forced = event->key() == Qt::Key_Space && (event->modifiers() & Qt::ControlModifier);
-    if (!afterTDot || (event->text().isEmpty() && !forced)) {
+    // Only typing invites the popup (or Backspace while it is open): Ctrl+Z, Ctrl+V and other commands
+    // carry control characters as their text and must not open it where the cursor lands.
+    const Qt::KeyboardModifiers commands = Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier;
+    bool typed =
+        !event->text().isEmpty() && event->text().at(0).isPrint() && !(event->modifiers() & commands);
+    bool refining = event->key() == Qt::Key_Backspace && m_completer->popup()->isVisible();
+    if (!afterTDot || !(typed || refining || forced)) {
         m_completer->popup()->hide();
         return;
     }

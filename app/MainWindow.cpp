@@ -5,6 +5,7 @@
 #include "engine/gpu/CudaDriver.h"
 #include "engine/profile/SweepVariants.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -14,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFont>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -35,6 +37,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +55,8 @@ const char* kSettingsGeometry = "window/geometry";
 const char* kSettingsState = "window/state";
 const char* kSettingsDark = "window/dark";
 const char* kSettingsRecent = "files/recent";
+// Marks an Issues row that is the hint of the diagnostic above it.
+constexpr int kIssueHintRole = Qt::UserRole + 2;
 
 QPalette themePalette(bool dark) {
     if (!dark)
@@ -117,6 +122,10 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
     connect(m_canvases, &CanvasPanels::stagesVariantRequested, this, &MainWindow::openStagesVariant);
+    connect(m_canvases, &CanvasPanels::backendRequested, this, [this](const QString& name) {
+        if (std::optional<Backend> b = parseBackend(name.toStdString()))
+            setBackend(*b);
+    });
 
     auto* autosave = new QTimer(this);
     connect(autosave, &QTimer::timeout, this, [this] {
@@ -284,9 +293,30 @@ void MainWindow::buildMenus() {
     dark->setCheckable(true);
     dark->setChecked(true);
     connect(dark, &QAction::toggled, this, [this](bool on) { setDarkTheme(on); });
+    QMenu* backends = view->addMenu("&Backend");
+    auto* group = new QActionGroup(this);
+    for (const std::string& name : knownBackendNames()) {
+        QAction* a = backends->addAction(QString::fromStdString(name));
+        a->setCheckable(true);
+        a->setChecked(parseBackend(name) == m_backend);
+        a->setActionGroup(group);
+        connect(a, &QAction::triggered, this, [this, name] { setBackend(*parseBackend(name)); });
+        m_backendActions.push_back(a);
+    }
     view->addSeparator();
     for (QDockWidget* d : m_docks)
         view->addAction(d->toggleViewAction());
+}
+
+void MainWindow::setBackend(Backend backend) {
+    for (QAction* a : m_backendActions)
+        a->setChecked(parseBackend(a->text().toStdString()) == backend);
+    m_canvases->setBackend(backendName(backend));
+    if (backend == m_backend)
+        return;
+    m_backend = backend;
+    statusBar()->showMessage(QString("re-planning for the %1 backend").arg(backendName(backend)), 4000);
+    scheduleCompile(0);
 }
 
 void MainWindow::setDarkTheme(bool dark) {
@@ -299,7 +329,9 @@ void MainWindow::setDarkTheme(bool dark) {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(QString("%1%2 - TileBench").arg(m_displayName, m_dirty ? " *" : ""));
+    setWindowTitle(QString("%1%2%3 - TileBench")
+                       .arg(m_displayName, m_sampleCopy ? " (copy of the sample, not saved yet)" : "",
+                            m_dirty ? " *" : ""));
 }
 
 bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirst) {
@@ -335,6 +367,7 @@ bool MainWindow::confirmReplacingDocument(const QString& what, bool autosaveFirs
 
 void MainWindow::replaceDocument(const QString& text, const QString& path, const QString& displayName) {
     m_path = path;
+    m_sampleCopy = false;
     m_displayName = displayName;
     m_overrides.clear();
     m_editor->setPlainText(text);
@@ -393,7 +426,19 @@ bool MainWindow::openSample(const QString& name) {
         statusBar()->showMessage("no sample named " + name, 5000);
         return false;
     }
-    return openFile(QString::fromStdString(sample->path));
+    std::string text;
+    if (!readTextFile(sample->path, text)) {
+        statusBar()->showMessage("cannot read " + QString::fromStdString(sample->path), 5000);
+        return false;
+    }
+    const QString fileName = QString::fromStdString(sample->fileName);
+    if (!confirmReplacingDocument("opening the sample " + fileName))
+        return false;
+    // A sample opens as an untitled copy: Save asks where to put it, so a lesson is never overwritten.
+    replaceDocument(QString::fromStdString(text), QString(), fileName);
+    m_sampleCopy = true;
+    updateTitle();
+    return true;
 }
 
 bool MainWindow::saveTo(const QString& path) {
@@ -405,6 +450,7 @@ bool MainWindow::saveTo(const QString& path) {
         return false;
     m_path = QFileInfo(path).absoluteFilePath();
     m_displayName = QFileInfo(path).fileName();
+    m_sampleCopy = false;
     m_editor->document()->setModified(false);
     m_dirty = false;
     m_recovery.clear();
@@ -481,6 +527,7 @@ void MainWindow::openStagesVariant(int stages) {
 
 void MainWindow::scheduleCompile(int debounceMs) {
     CompileOptions options;
+    options.backend = m_backend;
     for (const auto& [name, value] : m_overrides)
         options.elaborate.overrides.push_back({name, value});
     m_compiler.request(m_displayName, m_editor->toPlainText(), options, debounceMs);
@@ -506,11 +553,24 @@ void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
         item->setData(Qt::UserRole + 1, e.column);
         item->setForeground(e.error ? QColor("#f14c4c") : QColor("#cca700"));
         m_issues->addItem(item);
+        // The hint is the fix: a child row under its diagnostic, not only a tooltip.
+        if (!e.hint.isEmpty()) {
+            auto* hint = new QListWidgetItem("      hint: " + e.hint);
+            hint->setToolTip(e.tooltip());
+            hint->setData(Qt::UserRole, e.line);
+            hint->setData(Qt::UserRole + 1, e.column);
+            hint->setData(kIssueHintRole, true);
+            QFont italic = hint->font();
+            italic.setItalic(true);
+            hint->setFont(italic);
+            m_issues->addItem(hint);
+        }
         editorDiagnostics.push_back(e);
     }
+    const int diagnosticCount = int(editorDiagnostics.size());
     m_editor->setDiagnostics(std::move(editorDiagnostics));
     if (QDockWidget* d = dock("issuesDock"))
-        d->setWindowTitle(QString("Issues (%1)").arg(m_issues->count()));
+        d->setWindowTitle(QString("Issues (%1)").arg(diagnosticCount));
 
     // IR listing.
     if (analysis->compile->module) {
@@ -519,6 +579,11 @@ void MainWindow::showAnalysis(const AnalysisPtr& analysis) {
             lines << QString::fromStdString(l.text);
         m_updatingIr = true;
         m_irView->setPlainText(lines.join('\n'));
+        m_updatingIr = false;
+    } else {
+        // No Tile IR for this text: the old listing would be of another program.
+        m_updatingIr = true;
+        m_irView->setPlainText("out of date: the program has errors (see Issues); no Tile IR was built");
         m_updatingIr = false;
     }
     updateParameters(analysis);

@@ -11,6 +11,7 @@
 #include "app/CpuRun.h"
 #include "app/Recovery.h"
 #include "app/RunPanel.h"
+#include "engine/target/Backend.h"
 
 #include <QList>
 #include <QMainWindow>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+class QAction;
 class QDockWidget;
 class QFormLayout;
 class QLabel;
@@ -40,6 +42,7 @@ public:
     // file, recovery, quit) first asks about unsaved changes (confirmReplacingDocument); false when the
     // user cancelled or the file could not be read, and then nothing changed.
     bool openFile(const QString& path);
+    // A sample opens as an untitled copy (no file path: Save asks where), never in place.
     bool openSample(const QString& name);
     bool newDocument();
     bool openDroppedFiles(const QList<QUrl>& urls);
@@ -52,6 +55,10 @@ public:
     bool isModified() const { return m_dirty; }
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
+    // The instruction set every compile plans and emits for (tilec's --backend): View > Backend and the
+    // canvases' backend strips set it; the document recompiles with it.
+    void setBackend(Backend backend);
+    Backend backend() const { return m_backend; }
     // Compiles now (no debounce) and waits; for tests and screenshots.
     bool compileNow(int timeoutMs = 20000);
     // Offers the recovery file; `ask` false takes it without a dialog (tests).
@@ -123,6 +130,9 @@ private:
     QString m_path;
     QString m_displayName = "untitled.py";
     bool m_dark = true;
+    bool m_sampleCopy = false; // the document is an untitled copy of a bundled sample
+    Backend m_backend = defaultBackend(targetSm90a());
+    std::vector<QAction*> m_backendActions; // View > Backend, one per knownBackendNames()
     bool m_dirty = false;
     bool m_updatingIr = false;
     QByteArray m_parameterSignature;

@@ -349,6 +349,7 @@ void sweepJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::string
     profile::ProgramSweepOptions o;
     o.timing.cancelled = [cancel] { return cancel->load(); };
     o.baseOverrides = userOverrides(*a, "num_stages");
+    o.backend = a->compile->backend;                   // the variants keep the document's backend
     profile::SweepAxis axis = views::stageSweepAxis(); // the plot's points
     std::string text = a->sources().file(a->compile->file).text();
     profile::ProgramSweepReport r = profile::sweepProgram(file, text, {axis}, client, o,
@@ -630,10 +631,14 @@ void RunPanel::setAnalysis(const AnalysisPtr& analysis, const QString& fileName)
 void RunPanel::updateButtons() {
     bool gpu = hasGpu();
     m_run->setText(gpu ? "Run" : "Run on the CPU");
-    for (QPushButton* b : {m_run, m_bench, m_profile, m_sweep})
-        b->setEnabled(!m_busy);
+    // Run falls back to the CPU; Bench, Profile and Sweep time a GPU, so without one they are disabled and
+    // their tooltip says why (Ctrl+B and the menu still explain it in the output).
+    m_run->setEnabled(!m_busy);
+    for (QPushButton* b : {m_bench, m_profile, m_sweep})
+        b->setEnabled(!m_busy && gpu);
     m_cancelButton->setEnabled(m_busy);
-    QString why = "needs a GPU: " + m_noGpuReason;
+    QString why =
+        m_devicesKnown ? "needs a GPU: " + m_noGpuReason : QString("needs a GPU: looking for one...");
     m_bench->setToolTip(gpu ? "median and spread, TFLOP/s, GB/s, vs cuBLAS for a GEMM (Ctrl+B)" : why);
     m_profile->setToolTip(gpu ? "CUPTI metrics and measured bank wavefronts (Ctrl+P)" : why);
     m_sweep->setToolTip(gpu ? "time num_stages = 1..4 for the stage-sweep plot" : why);

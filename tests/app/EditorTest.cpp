@@ -66,6 +66,23 @@ TEST(CodeEditor, CompletesTilePrimitivesWithSignatures) {
     EXPECT_TRUE(CodeEditor::tilePrimitiveSignatures().contains("copy(src, dst)"));
 }
 
+TEST(CodeEditor, UndoDoesNotOpenTheCompletionPopup) {
+    CodeEditor editor;
+    editor.show();
+    editor.setPlainText("x = T.gem");
+    editor.moveCursor(QTextCursor::End);
+    QTest::keyClicks(&editor, " + 1");
+    EXPECT_FALSE(editor.completer()->popup()->isVisible());
+    // Ctrl+Z puts the cursor back after "T.gem": uninvited, the popup stays closed.
+    QTest::keyClick(&editor, Qt::Key_Z, Qt::ControlModifier);
+    ASSERT_EQ(editor.toPlainText(), "x = T.gem");
+    EXPECT_FALSE(editor.completer()->popup()->isVisible());
+    // Typing there invites it.
+    QTest::keyClicks(&editor, "m");
+    EXPECT_TRUE(editor.completer()->popup()->isVisible());
+    EXPECT_EQ(editor.completer()->completionPrefix(), "gemm");
+}
+
 TEST(CodeEditor, HighlightsTheMatchingBracket) {
     CodeEditor editor;
     editor.setPlainText("f(a[1], b)");

@@ -102,6 +102,37 @@ TEST_F(Fixture, BrokenEditShowsItsDiagnosticInTheEditor) {
     EXPECT_EQ(window->editor()->currentLine(), line);
 }
 
+TEST_F(Fixture, HintsAreChildRowsInTheIssuesList) {
+    ASSERT_TRUE(window->openSample("gemm_relu"));
+    QString text = window->editor()->toPlainText();
+    text.replace("block_M=128", "block_M=100000"); // shared memory over the limit: an error with a hint
+    window->editor()->setPlainText(text);
+    ASSERT_TRUE(window->compileNow());
+    const auto& diags = window->editor()->diagnostics();
+    QListWidget* issues = window->issues();
+    int hinted = 0;
+    for (const EditorDiagnostic& d : diags) {
+        if (d.hint.isEmpty())
+            continue;
+        ++hinted;
+        // The diagnostic's row, then its hint on the row below, at the same place in the program.
+        int row = -1;
+        for (int i = 0; i < issues->count(); ++i)
+            if (issues->item(i)->text().contains(d.message))
+                row = i;
+        ASSERT_GE(row, 0) << d.message.toStdString();
+        ASSERT_LT(row + 1, issues->count());
+        QListWidgetItem* hint = issues->item(row + 1);
+        EXPECT_EQ(hint->text().trimmed(), "hint: " + d.hint);
+        window->editor()->gotoLine(1);
+        emit issues->itemClicked(hint);
+        EXPECT_EQ(window->editor()->currentLine(), d.line);
+    }
+    EXPECT_GT(hinted, 0);
+    // The dock counts diagnostics, not rows.
+    EXPECT_EQ(window->dock("issuesDock")->windowTitle(), QString("Issues (%1)").arg(diags.size()));
+}
+
 TEST_F(Fixture, LinkedSelectionBetweenEditorIrAndCanvases) {
     ASSERT_TRUE(window->openSample("gemm_relu"));
     ASSERT_TRUE(window->compileNow());
@@ -187,7 +218,7 @@ TEST(Recovery, AutosavedWorkIsOfferedOnTheNextStart) {
     QTemporaryDir dir;
     {
         MainWindow first(Recovery(dir.path()));
-        first.openSample("softmax");
+        first.openFile(QString::fromStdString(findSample("softmax")->path));
         first.editor()->setPlainText("# unsaved edit\nx = 1\n");
         first.autosaveNow();
         // The window "crashes": destroyed without a clean close.

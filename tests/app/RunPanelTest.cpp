@@ -258,7 +258,16 @@ TEST_F(RunPanelFixture, NoRunnerExplainsItselfAndTheCpuRunWorks) {
         label.startsWith("no GPU: CPU reference execution (tilebench-runner not available: cannot start "
                          "/nonexistent/tilebench-runner"))
         << label.toStdString();
-    click("bench");
+    // Without a GPU, Bench, Profile and Sweep are disabled and say why; Run stays (the CPU reference).
+    for (const QString& name : {QString("bench"), QString("profile"), QString("sweep")}) {
+        QPushButton* b = panel->button(name);
+        ASSERT_NE(b, nullptr);
+        EXPECT_FALSE(b->isEnabled()) << name.toStdString();
+        EXPECT_TRUE(b->toolTip().startsWith("needs a GPU: tilebench-runner not available"))
+            << b->toolTip().toStdString();
+    }
+    EXPECT_TRUE(panel->button("run")->isEnabled());
+    panel->bench(); // what Ctrl+B does: explained in the output
     EXPECT_FALSE(panel->busy());
     EXPECT_TRUE(output().startsWith("bench needs a GPU and tilebench-runner; none is available here: "
                                     "tilebench-runner not available"))

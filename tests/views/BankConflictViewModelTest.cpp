@@ -114,4 +114,81 @@ TEST(BankConflictViewModel, GemmSampleHasRealAccesses) {
     EXPECT_GT(m.card.cost.wavefronts, 0);
 }
 
+TEST(BankConflictViewModel, TableSortsWorstRowFirstByDefault) {
+    SourceManager sources;
+    FileId file = sources.addFile("t.py", "a = 1\nb = 2\nc = 3\n");
+    ir::Buffer tile, other;
+    tile.name = "tile";
+    other.name = "other";
+    layout::KernelPlan kernel;
+    // Line 1 conflict-free, line 2 a 32-way conflict (stride 128 bytes), line 3 16-way (stride 64 bytes).
+    kernel.sharedAccesses.push_back(accessPlan(&tile, SourceRange::make(file, 0, 5), strided(4), strided(4)));
+    kernel.sharedAccesses.push_back(
+        accessPlan(&other, SourceRange::make(file, 6, 11), strided(128), strided(128)));
+    kernel.sharedAccesses.push_back(
+        accessPlan(&tile, SourceRange::make(file, 12, 17), strided(64), strided(64)));
+    BankConflictViewModel m = buildBankConflictView(kernel, sources);
+    ASSERT_EQ(m.rows.size(), 3u);
+    ASSERT_GT(m.rows[1].excessWavefronts(), m.rows[2].excessWavefronts());
+    ASSERT_GT(m.rows[2].excessWavefronts(), 0);
+    // The view's default: excess wavefronts, descending.
+    EXPECT_EQ(sortedBankRows(m, BankColumn::Excess, true), (std::vector<int>{1, 2, 0}));
+    EXPECT_EQ(sortedBankRows(m, BankColumn::Excess, false), (std::vector<int>{0, 2, 1}));
+    EXPECT_EQ(sortedBankRows(m, BankColumn::Line, false), (std::vector<int>{0, 1, 2}));
+    // Text columns sort as text; equal buffers keep line order.
+    EXPECT_EQ(sortedBankRows(m, BankColumn::Buffer, false), (std::vector<int>{1, 0, 2}));
+    EXPECT_EQ(sortedBankRows(m, BankColumn::Ways, true).front(), 1);
+}
+
+TEST(BankConflictViewModel, ReductionScratchIsNamedAfterItsReduce) {
+    // Every access without a program buffer is a reduce's all-reduce scratch, named after the reduce.
+    int scratchRows = 0;
+    for (const SampleInfo& s : listSamples())
+        for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+            auto a = test::analyzeSample(s.name, backend);
+            if (!a || !a->plan)
+                continue;
+            for (const layout::KernelPlan& k : a->plan->kernels) {
+                BankConflictViewModel m = buildBankConflictView(k, a->sources());
+                for (const layout::SharedAccessPlan& p : k.sharedAccesses) {
+                    if (p.buffer)
+                        continue;
+                    ASSERT_TRUE(p.op && p.op->kind == ir::StmtKind::Reduce && p.op->srcBuffer);
+                    const std::string name = "reduction scratch (T.reduce of " + p.op->srcBuffer->name + ")";
+                    bool named = false;
+                    for (const BankAccessRow& r : m.rows)
+                        named = named || r.buffer == name;
+                    EXPECT_TRUE(named) << s.name << ": " << name;
+                    ++scratchRows;
+                }
+            }
+        }
+    EXPECT_GT(scratchRows, 0) << "no sample reduces through shared memory";
+}
+
+TEST(BankConflictViewModel, HoverNamesTheElementsALaneMoves) {
+    BankAccessRow row;
+    row.buffer = "A_shared";
+    row.shape = {128, 64};
+    row.elementBytes = 2;
+    // ldmatrix .x4: lane 8m + r gives row r of matrix m; here matrix m starts at column 8m of row r.
+    row.accessUnswizzled.kind = SharedAccessKind::LdMatrix;
+    row.accessUnswizzled.matrices = 4;
+    for (int l = 0; l < kWarpLanes; ++l)
+        row.accessUnswizzled.address[size_t(l)] = (l % 8) * 128 + (l / 8) * 16;
+    EXPECT_EQ(bankLaneElements(row, 0), "A_shared[0, 0..7]");
+    EXPECT_EQ(bankLaneElements(row, 11), "A_shared[3, 8..15]");
+    EXPECT_EQ(bankLaneElements(row, 31), "A_shared[7, 24..31]");
+    // A 4-byte store of one fp32 element per lane names one element.
+    row.elementBytes = 4;
+    row.accessUnswizzled.kind = SharedAccessKind::Store;
+    row.accessUnswizzled.widthBytes = 4;
+    row.accessUnswizzled.activeMask = 0x1u;
+    row.accessUnswizzled.address[0] = 4 * 65;
+    EXPECT_EQ(bankLaneElements(row, 0), "A_shared[1, 1]");
+    EXPECT_EQ(bankLaneElements(row, 5), ""); // predicated off
+    row.shape.clear();                       // scratch: no program elements
+    EXPECT_EQ(bankLaneElements(row, 0), "");
+}
+
 } // namespace tb::views

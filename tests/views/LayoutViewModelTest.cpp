@@ -142,4 +142,22 @@ TEST(LayoutViewModel, SvgGoldens) {
                        "shared_swizzle128_8x64.svg");
 }
 
+TEST(LayoutViewModel, FitShowsTheWholeGrid) {
+    // A 1-D fragment of 64 elements: one row, as wide as the area allows, centred vertically.
+    LayoutZoom row = fitLayoutGrid(1, 64, 800, 400);
+    EXPECT_FLOAT_EQ(row.zoom, float(800.0 / (64 * kLayoutCellWidth)));
+    EXPECT_LE(64 * kLayoutCellWidth * row.zoom, 800.0 + 1e-3);
+    EXPECT_FLOAT_EQ(row.panX, 0);
+    EXPECT_FLOAT_EQ(row.panY, float((400 - kLayoutCellHeight * row.zoom) / 2));
+    // A small grid is magnified up to the zoom limit and centred both ways.
+    LayoutZoom small = fitLayoutGrid(2, 2, 800, 400);
+    EXPECT_FLOAT_EQ(small.zoom, kLayoutMaxZoom);
+    EXPECT_FLOAT_EQ(small.panX, float((800 - 2 * kLayoutCellWidth * kLayoutMaxZoom) / 2));
+    // A huge one stops at the smallest zoom (the user pans the rest).
+    EXPECT_FLOAT_EQ(fitLayoutGrid(4096, 4096, 800, 400).zoom, kLayoutMinZoom);
+    LayoutZoom none = fitLayoutGrid(0, 0, 800, 400);
+    EXPECT_FLOAT_EQ(none.zoom, 1);
+    EXPECT_FLOAT_EQ(none.panX, 0);
+}
+
 } // namespace tb::views

@@ -9,11 +9,18 @@ namespace tb::views {
 
 void drawBudget(const BudgetViewModel& model, BudgetViewState& state) {
     ImGui::TextUnformatted(model.title.c_str());
-    ImGui::TextColored(model.overLimit() ? ImVec4(1, 0.4f, 0.4f, 1) : ImGui::GetStyle().Colors[ImGuiCol_Text],
-                       "%s", model.summary().c_str());
+    if (!model.source.empty())
+        ImGui::TextDisabled("%s", model.source.c_str());
+    // Wrapped: an over-limit summary is long, and its end says by how much.
+    ImGui::PushStyleColor(ImGuiCol_Text, model.overLimit() ? ImVec4(1, 0.4f, 0.4f, 1)
+                                                           : ImGui::GetStyle().Colors[ImGuiCol_Text]);
+    ImGui::TextWrapped("%s", model.summary().c_str());
+    ImGui::PopStyleColor();
     for (const std::string& line : model.occupancyLines())
         ImGui::TextDisabled("  %s", line.c_str());
-    if (!model.occupancy.registersKnown() && ImGui::SmallButton("ask ptxas for the registers"))
+    // A rejected budget has no kernel for ptxas to compile.
+    if (!model.occupancy.registersKnown() && model.source.empty() &&
+        ImGui::SmallButton("ask ptxas for the registers"))
         state.registersRequested = true;
     state.hover.clear();
     const float label = 150, rowH = 24;

@@ -34,7 +34,16 @@ void drawLayout(const LayoutViewModel& model, const std::vector<std::string>& bu
     ImGui::Checkbox("labels", &state.labels);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(120);
-    ImGui::SliderFloat("zoom", &state.zoom, 0.1f, 4.0f, "%.2fx");
+    ImGui::SliderFloat("zoom", &state.zoom, kLayoutMinZoom, kLayoutMaxZoom, "%.2fx");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Fit"))
+        state.fitRequested = true;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Reset")) {
+        state.zoom = 1;
+        state.panX = state.panY = 0;
+        state.fitRequested = false;
+    }
     ImGui::TextUnformatted(model.title.c_str());
     ImGui::TextDisabled("%s", model.subtitle.c_str());
     if (!model.error.empty()) {
@@ -50,16 +59,25 @@ void drawLayout(const LayoutViewModel& model, const std::vector<std::string>& bu
 
     ImVec2 origin = ImGui::GetCursorScreenPos();
     ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (state.fitRequested) {
+        LayoutZoom fit = fitLayoutGrid(model.rows, model.cols, avail.x, avail.y);
+        state.zoom = fit.zoom;
+        state.panX = fit.panX;
+        state.panY = fit.panY;
+        state.fitRequested = false;
+    }
     ImGui::InvisibleButton("grid", ImVec2(std::max(avail.x, 10.0f), std::max(avail.y, 10.0f)));
     bool hovered = ImGui::IsItemHovered();
     ImGuiIO& io = ImGui::GetIO();
     if (hovered && io.MouseWheel != 0)
-        state.zoom = std::clamp(state.zoom * (io.MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.1f, 4.0f);
+        state.zoom =
+            std::clamp(state.zoom * (io.MouseWheel > 0 ? 1.15f : 1 / 1.15f), kLayoutMinZoom, kLayoutMaxZoom);
     if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
         state.panX += io.MouseDelta.x;
         state.panY += io.MouseDelta.y;
     }
-    GridGeometry g{origin.x + state.panX, origin.y + state.panY, 40.0 * state.zoom, 20.0 * state.zoom};
+    GridGeometry g{origin.x + state.panX, origin.y + state.panY, kLayoutCellWidth * state.zoom,
+                   kLayoutCellHeight * state.zoom};
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
     int64_t firstRow = std::max<int64_t>(0, int64_t((origin.y - g.y0) / g.cellH));

@@ -1,4 +1,5 @@
-// The Qt -> ImGui adapter. ImGui 1.86 has no input queue: mouse state is written into ImGuiIO directly.
+// The Qt -> ImGui adapter. ImGui 1.86 has no input queue of its own: Qt's mouse events queue here and reach
+// ImGuiIO frame by frame, one button change per frame, so no click is lost between frames.
 #include "views/canvas/ImGuiCanvas.h"
 
 #include "backends/imgui_impl_opengl3.h"
@@ -10,6 +11,7 @@
 #include <QTimer>
 #include <QWheelEvent>
 #include <algorithm>
+#include <cfloat>
 #include <utility>
 
 namespace tb::views {
@@ -110,6 +112,7 @@ void ImGuiCanvas::paintGL() {
     io.DisplayFramebufferScale = ImVec2(float(ratio), float(ratio));
     double seconds = double(m_clock.restart()) / 1000.0;
     io.DeltaTime = float(seconds > 0 ? std::min(seconds, 0.25) : 1.0 / 60.0);
+    applyQueuedInput();
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
@@ -153,41 +156,86 @@ bool ImGuiCanvas::savePng(const QString& path) {
     return renderImage().save(path, "PNG");
 }
 
+void ImGuiCanvas::queueInput(const QueuedInput& input) {
+    m_input.push_back(input);
+    requestFrames(2);
+}
+
+void ImGuiCanvas::applyQueuedInput() {
+    ImGuiIO& io = ImGui::GetIO();
+    bool buttonChanged = false;
+    while (!m_input.empty()) {
+        const QueuedInput& e = m_input.front();
+        if (e.kind == QueuedInput::Kind::Button && buttonChanged)
+            break; // the next press or release gets a frame of its own
+        switch (e.kind) {
+        case QueuedInput::Kind::Move:
+            io.MousePos = ImVec2(e.x, e.y);
+            break;
+        case QueuedInput::Kind::Button:
+            io.MousePos = ImVec2(e.x, e.y);
+            io.MouseDown[e.button] = e.down;
+            buttonChanged = true;
+            break;
+        case QueuedInput::Kind::Wheel:
+            io.MouseWheel += e.wheelY;
+            io.MouseWheelH += e.wheelX;
+            io.KeyCtrl = e.ctrl;
+            break;
+        case QueuedInput::Kind::Leave:
+            io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+            break;
+        }
+        m_input.pop_front();
+    }
+    if (!m_input.empty())
+        requestFrames(1);
+}
+
 void ImGuiCanvas::mouseMoveEvent(QMouseEvent* event) {
-    ContextScope scope(m_context);
-    ImGui::GetIO().MousePos = ImVec2(float(event->position().x()), float(event->position().y()));
-    requestFrames(1);
+    QueuedInput e;
+    e.x = float(event->position().x());
+    e.y = float(event->position().y());
+    queueInput(e);
 }
 
 void ImGuiCanvas::mousePressEvent(QMouseEvent* event) {
-    ContextScope scope(m_context);
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = ImVec2(float(event->position().x()), float(event->position().y()));
-    if (int b = imguiButton(event->button()); b >= 0)
-        io.MouseDown[b] = true;
-    requestFrames(2);
+    if (int b = imguiButton(event->button()); b >= 0) {
+        QueuedInput e;
+        e.kind = QueuedInput::Kind::Button;
+        e.x = float(event->position().x());
+        e.y = float(event->position().y());
+        e.button = b;
+        e.down = true;
+        queueInput(e);
+    }
 }
 
 void ImGuiCanvas::mouseReleaseEvent(QMouseEvent* event) {
-    ContextScope scope(m_context);
-    if (int b = imguiButton(event->button()); b >= 0)
-        ImGui::GetIO().MouseDown[b] = false;
-    requestFrames(2);
+    if (int b = imguiButton(event->button()); b >= 0) {
+        QueuedInput e;
+        e.kind = QueuedInput::Kind::Button;
+        e.x = float(event->position().x());
+        e.y = float(event->position().y());
+        e.button = b;
+        e.down = false;
+        queueInput(e);
+    }
 }
 
 void ImGuiCanvas::wheelEvent(QWheelEvent* event) {
-    ContextScope scope(m_context);
-    ImGuiIO& io = ImGui::GetIO();
-    io.MouseWheel += float(event->angleDelta().y()) / 120.0f;
-    io.MouseWheelH += float(event->angleDelta().x()) / 120.0f;
-    io.KeyCtrl = event->modifiers() & Qt::ControlModifier;
-    requestFrames(2);
+    QueuedInput e;
+    e.kind = QueuedInput::Kind::Wheel;
+    e.wheelY = float(event->angleDelta().y()) / 120.0f;
+    e.wheelX = float(event->angleDelta().x()) / 120.0f;
+    e.ctrl = event->modifiers() & Qt::ControlModifier;
+    queueInput(e);
 }
 
 void ImGuiCanvas::leaveEvent(QEvent*) {
-    ContextScope scope(m_context);
-    ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-    requestFrames(1);
+    QueuedInput e;
+    e.kind = QueuedInput::Kind::Leave;
+    queueInput(e);
 }
 
 } // namespace tb::views

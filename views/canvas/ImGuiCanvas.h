@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QOpenGLWidget>
+#include <deque>
 #include <functional>
 
 struct ImGuiContext;
@@ -44,6 +45,19 @@ private:
     void makeContextCurrentForImGui();
     void shutdownRenderer();
     void requestFrames(int count);
+    // ImGui 1.86 reads the mouse as a state per frame, so a press and release between two frames (a quick
+    // click) would never be seen. Qt's events queue here; each frame applies them up to one button change.
+    struct QueuedInput {
+        enum class Kind { Move, Button, Wheel, Leave } kind = Kind::Move;
+        float x = 0, y = 0;
+        int button = -1;
+        bool down = false;
+        float wheelX = 0, wheelY = 0;
+        bool ctrl = false;
+    };
+    void queueInput(const QueuedInput& input);
+    void applyQueuedInput();
+    std::deque<QueuedInput> m_input;
 
     ImGuiContext* m_context = nullptr;
     bool m_rendererReady = false;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::views {
@@ -24,6 +25,8 @@ struct LayoutViewState {
     bool labels = true;
     float zoom = 1.0f;
     float panX = 0, panY = 0;
+    // Fit the next frame's grid into the canvas (the Fit button; the owner asks for it per new buffer).
+    bool fitRequested = false;
     std::string hover; // the hovered element's description
 };
 void drawLayout(const LayoutViewModel& model, const std::vector<std::string>& buffers,
@@ -34,6 +37,15 @@ struct BankViewState {
     uint32_t highlightLine = 0; // linked selection from the editor
     uint32_t clickedLine = 0;   // set when the user clicks a row: the owner moves the editor there
     bool showUnswizzled = true;
+    // The table's sort (the header clicks): worst row, most excess wavefronts, first by default.
+    BankColumn sortColumn = BankColumn::Excess;
+    bool sortDescending = true;
+    // Per column, as last drawn: its header, the width the header text needs and the width it got.
+    struct ColumnFit {
+        std::string header;
+        float needed = 0, given = 0;
+    };
+    std::vector<ColumnFit> columns;
 };
 void drawBankConflicts(const BankConflictViewModel& model, BankViewState& state);
 
@@ -62,6 +74,25 @@ struct DataMovementViewState {
     uint32_t clickedLine = 0; // set when the user clicks a move: the owner moves the editor there
 };
 void drawDataMovement(const DataMovementViewModel& model, DataMovementViewState& state);
+
+// The strip at the top of every canvas: the backend and instructions of the kernel it pictures
+// (backendCaption) and the backend choice, one radio button per backend.
+struct BackendBarState {
+    std::string caption;
+    std::vector<std::string> backends; // knownBackendNames()
+    int current = 0;                   // index into backends: the backend the picture was planned for
+    int requested = -1;                // set when the user picks another one: the owner recompiles with it
+    // Where each choice was drawn (canvas pixels, its centre) and the strip's bottom edge: for hit tests.
+    std::vector<std::pair<float, float>> choiceCenters;
+    float bottom = 0;
+};
+void drawBackendBar(BackendBarState& state);
+
+// Veils everything drawn so far on the canvas below `top` and says, in a banner, that it no longer
+// matches the program: "out of date: the program has errors", then `reason` (the first error).
+void drawOutOfDate(const std::string& reason, float top);
+// The banner's colour (tests look for it in the framebuffer).
+inline constexpr Rgba kOutOfDateBanner{230, 160, 20, 255};
 
 // Helpers shared by the view functions.
 unsigned int packedColor(const Rgba& color);

@@ -1,13 +1,17 @@
 // Builds the bank table from KernelPlan::sharedAccesses and the punch cards from BankPunchCard.
 #include "views/model/BankConflictViewModel.h"
 
+#include "engine/ir/IrQueries.h"
+#include "engine/ir/Stmt.h"
 #include "views/model/Color.h"
 #include "views/model/SvgWriter.h"
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace tb::views {
 
@@ -19,16 +23,87 @@ std::vector<int> BankConflictViewModel::rowsOfLine(uint32_t line) const {
     return out;
 }
 
+namespace {
+
+// A reduce's all-reduce partials live in the kernel's scratch (red_buf), not in a buffer of the program:
+// name the reduce it serves.
+std::string scratchName(const layout::SharedAccessPlan& a) {
+    if (a.op && a.op->kind == ir::StmtKind::Reduce && a.op->srcBuffer)
+        return "reduction scratch (T.reduce of " + a.op->srcBuffer->name + ")";
+    return "shared scratch";
+}
+
+} // namespace
+
+std::vector<int> sortedBankRows(const BankConflictViewModel& model, BankColumn column, bool descending) {
+    std::vector<int> order(model.rows.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = int(i);
+    // Numbers compare as numbers, text as text; a missing measurement sorts as -1.
+    auto number = [column](const BankAccessRow& r) -> int64_t {
+        switch (column) {
+        case BankColumn::Line:
+            return r.line;
+        case BankColumn::InstructionsPerBlock:
+            return r.instructionsPerBlock;
+        case BankColumn::Wavefronts:
+            return r.wavefronts;
+        case BankColumn::Ideal:
+            return r.idealWavefronts;
+        case BankColumn::Excess:
+            return r.excessWavefronts();
+        case BankColumn::Ways:
+            return r.conflictWays;
+        case BankColumn::Unswizzled:
+            return r.wavefrontsUnswizzled;
+        case BankColumn::Measured:
+            return r.measuredWavefronts.value_or(-1);
+        case BankColumn::MeasuredIdeal:
+            return r.measuredIdealWavefronts.value_or(-1);
+        default:
+            return 0;
+        }
+    };
+    auto text = [column](const BankAccessRow& r) -> const std::string& {
+        switch (column) {
+        case BankColumn::Buffer:
+            return r.buffer;
+        case BankColumn::Role:
+            return r.role;
+        case BankColumn::SuggestedFix:
+            return r.suggestedFix;
+        default:
+            return r.instruction;
+        }
+    };
+    const bool byText = column == BankColumn::Buffer || column == BankColumn::Role ||
+                        column == BankColumn::Instruction || column == BankColumn::SuggestedFix;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const BankAccessRow& x = model.rows[size_t(a)];
+        const BankAccessRow& y = model.rows[size_t(b)];
+        int c = byText ? text(x).compare(text(y)) : (number(x) < number(y) ? -1 : number(x) > number(y));
+        if (c != 0)
+            return descending ? c > 0 : c < 0;
+        return x.line < y.line;
+    });
+    return order;
+}
+
 BankConflictViewModel buildBankConflictView(const layout::KernelPlan& kernel, const SourceManager& sources,
                                             int selected) {
     BankConflictViewModel model;
     model.title = "shared-memory accesses of " + std::string(kernel.func ? kernel.func->name : "kernel");
     for (const layout::SharedAccessPlan& a : kernel.sharedAccesses) {
         BankAccessRow row;
+        row.op = a.op;
         row.range = a.range;
         if (a.range.valid && a.range.file < sources.fileCount())
             row.line = sources.file(a.range.file).lineCol(a.range.begin).line;
-        row.buffer = a.buffer ? a.buffer->name : "?";
+        row.buffer = a.buffer ? a.buffer->name : scratchName(a);
+        if (a.buffer) {
+            row.shape = ir::constantShape(*a.buffer).value_or(std::vector<int64_t>{});
+            row.elementBytes = std::max(1, ir::dtypeBytes(a.buffer->dtype));
+        }
         row.role = a.role;
         row.instruction = a.instruction;
         row.isStore = a.isStore;
@@ -56,6 +131,34 @@ BankConflictViewModel buildBankConflictView(const layout::KernelPlan& kernel, co
     }
     selectBankRow(model, selected);
     return model;
+}
+
+std::string bankLaneElements(const BankAccessRow& row, int lane) {
+    if (row.shape.empty() || row.elementBytes <= 0 || lane < 0 || lane >= kWarpLanes ||
+        !(participatingLanes(row.accessUnswizzled) >> lane & 1u))
+        return {};
+    int64_t element = row.accessUnswizzled.address[size_t(lane)] / row.elementBytes;
+    const int64_t count = std::max(1, laneBytes(row.accessUnswizzled) / row.elementBytes);
+    std::vector<int64_t> index(row.shape.size());
+    for (size_t d = row.shape.size(); d-- > 0;) {
+        const int64_t extent = std::max<int64_t>(row.shape[d], 1);
+        index[d] = element % extent;
+        element /= extent;
+    }
+    std::string out = row.buffer + "[";
+    for (size_t d = 0; d < index.size(); ++d) {
+        out += (d ? ", " : "") + std::to_string(index[d]);
+        if (d + 1 == index.size() && count > 1)
+            out += ".." + std::to_string(index[d] + count - 1);
+    }
+    return out + "]";
+}
+
+void applyBankFixes(BankConflictViewModel& model, const std::vector<BankFix>& fixes) {
+    for (BankAccessRow& r : model.rows)
+        for (const BankFix& f : fixes)
+            if (f.op == r.op && f.role == r.role && f.buffer && f.buffer->name == r.buffer)
+                r.suggestedFix = f.remedy;
 }
 
 void selectBankRow(BankConflictViewModel& model, int row) {

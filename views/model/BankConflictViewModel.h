@@ -8,6 +8,7 @@
 #include "engine/layout/bank/BankPunchCard.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/support/SourceManager.h"
+#include "views/model/BankFixes.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,10 +18,11 @@
 namespace tb::views {
 
 struct BankAccessRow {
-    uint32_t line = 0; // 1-based tile-program line, 0 when unknown
+    const ir::Stmt* op = nullptr; // the tile op or loop that makes it
+    uint32_t line = 0;            // 1-based tile-program line, 0 when unknown
     SourceRange range;
-    std::string buffer;
-    std::string role;        // "copy A tile global->shared"
+    std::string buffer; // the shared buffer, or "reduction scratch (acc_s row max)" for a reduce's red_buf
+    std::string role;   // "copy A tile global->shared"
     std::string instruction; // "LDSM.16.M88.4"
     bool isStore = false;
     int64_t instructionsPerBlock = 0;
@@ -34,6 +36,9 @@ struct BankAccessRow {
     bool measuredLineShared = false; // the line has other accesses: the measured value is their sum
     WarpAccess access;
     WarpAccess accessUnswizzled;
+    std::string suggestedFix;   // a computed remedy (BankFixes.h); empty when none is known
+    std::vector<int64_t> shape; // the buffer's shape (empty for scratch): names the elements a lane moves
+    int elementBytes = 0;
 
     int64_t excessWavefronts() const { return wavefronts - idealWavefronts; }
 };
@@ -60,6 +65,25 @@ struct BankConflictViewModel {
     std::vector<int> rowsOfLine(uint32_t line) const;
 };
 
+// The table's columns, for sorting. Excess (wavefronts - ideal) descending is the default: worst row first.
+enum class BankColumn {
+    Line,
+    Buffer,
+    Role,
+    Instruction,
+    InstructionsPerBlock,
+    Wavefronts,
+    Ideal,
+    Excess,
+    Ways,
+    Unswizzled,
+    Measured,
+    MeasuredIdeal,
+    SuggestedFix,
+};
+// Row indices in display order: by `column` (descending or not), ties by line, then the model's order.
+std::vector<int> sortedBankRows(const BankConflictViewModel& model, BankColumn column, bool descending);
+
 // Whole-launch totals of one tile-program line from a profile (LineTotals of engine/profile).
 struct MeasuredLineTotals {
     uint32_t line = 0; // 1-based; 0 collects what could not be placed (ignored)
@@ -76,6 +100,11 @@ void clearMeasuredWavefronts(BankConflictViewModel& model);
 // Rows of every access of `kernel`; `selected` is clamped (the worst row, most excess wavefronts, when -1).
 BankConflictViewModel buildBankConflictView(const layout::KernelPlan& kernel, const SourceManager& sources,
                                             int selected = -1);
+// The elements lane `lane` of the row's instruction moves, "A_shared[3, 8..15]" (the row-major address of
+// the same lane names them under any layout); empty for a lane that takes no part or a scratch access.
+std::string bankLaneElements(const BankAccessRow& row, int lane);
+// Puts each fix on the row of the access it fixes (same op, buffer and role).
+void applyBankFixes(BankConflictViewModel& model, const std::vector<BankFix>& fixes);
 // Re-selects a row and rebuilds the two punch cards.
 void selectBankRow(BankConflictViewModel& model, int row);
 

@@ -130,6 +130,37 @@ BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& 
     return model;
 }
 
+BudgetViewModel buildRejectedBudgetView(const check::KernelSharedMemory& rejected, const Target& target) {
+    BudgetViewModel model;
+    model.targetName = target.name;
+    model.title = "shared memory on " + target.name + ": rejected by the shared-memory check";
+    model.source = "the shared-memory check's bytes (no layout plan: the program has errors)";
+    model.limitBytes = target.maxSharedMemoryPerBlock;
+    model.threads = 1;
+    if (rejected.kernel)
+        for (int64_t t : rejected.kernel->threads)
+            model.threads *= std::max<int64_t>(t, 1);
+    model.target = target;
+    int64_t start = 0;
+    int index = 0;
+    const int64_t count = std::max<int64_t>(int64_t(rejected.buffers.size()), 1);
+    for (const check::SharedBufferBudget& b : rejected.buffers) {
+        BudgetBar bar;
+        bar.buffer = b.buffer ? b.buffer->name : "?";
+        bar.layout = "layout not planned";
+        bar.bytesPerStage = b.bytes;
+        bar.stages = std::max(1, b.stages);
+        bar.totalBytes = b.totalBytes();
+        bar.startBytes = start;
+        bar.color = categoricalColor(index++, count);
+        start += bar.totalBytes;
+        model.bars.push_back(std::move(bar));
+    }
+    model.totalBytes = rejected.totalBytes;
+    model.occupancy = computeOccupancy(target, model.threads, model.totalBytes);
+    return model;
+}
+
 std::string budgetViewToSvg(const BudgetViewModel& model) {
     const double left = 150, width = 560, rowH = 22, top = 54;
     const std::vector<std::string> occupancy = model.occupancyLines();
@@ -137,7 +168,8 @@ std::string budgetViewToSvg(const BudgetViewModel& model) {
     SvgWriter svg(left + width + 40, height);
     Rgba black{0, 0, 0, 255};
     svg.text(10, 20, model.title, 14, black, "start", true);
-    svg.text(10, 38, model.summary(), 10, model.overLimit() ? kConflictRed : black);
+    svg.text(10, 38, model.summary() + (model.source.empty() ? "" : "  [" + model.source + "]"), 10,
+             model.overLimit() ? kConflictRed : black);
     double scale = model.axisBytes() > 0 ? width / double(model.axisBytes()) : 0;
     for (size_t i = 0; i < model.bars.size(); ++i) {
         const BudgetBar& bar = model.bars[i];

@@ -6,6 +6,7 @@
 // reservation against the SM's capacity, threads, the block limit) and the limit that binds.
 #pragma once
 
+#include "engine/check/SharedMemoryBudget.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/target/Occupancy.h"
 #include "engine/target/Target.h"
@@ -38,6 +39,8 @@ struct BudgetViewModel {
     Target target;
     Occupancy occupancy;
     std::string registersSource; // where the register count came from ("ptxas, PTX view"); empty: unknown
+    // Set when the bars are the shared-memory check's (the check failed, so there is no plan): says so.
+    std::string source;
 
     bool overLimit() const { return limitBytes > 0 && totalBytes > limitBytes; }
     // The scale of the drawing: the larger of the total and the limit.
@@ -49,6 +52,9 @@ struct BudgetViewModel {
 };
 
 BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target);
+// The budget the shared-memory check rejected (ProgramAnalysis::rejectedSharedMemory): its buffers, stages
+// and total against `target`'s per-block limit, the numbers of the check's diagnostic.
+BudgetViewModel buildRejectedBudgetView(const check::KernelSharedMemory& rejected, const Target& target);
 // ptxas's registers per thread for the kernel: occupancy is recomputed with them.
 void setBudgetRegisters(BudgetViewModel& model, int registersPerThread, std::string source);
 std::string budgetViewToSvg(const BudgetViewModel& model);

@@ -162,6 +162,17 @@ std::optional<std::pair<int64_t, int64_t>> hitTestGrid(const LayoutViewModel& mo
     return std::make_pair(row, col);
 }
 
+LayoutZoom fitLayoutGrid(int64_t rows, int64_t cols, double width, double height) {
+    LayoutZoom fit;
+    if (rows <= 0 || cols <= 0 || width <= 0 || height <= 0)
+        return fit;
+    const double gridW = double(cols) * kLayoutCellWidth, gridH = double(rows) * kLayoutCellHeight;
+    fit.zoom = std::clamp(float(std::min(width / gridW, height / gridH)), kLayoutMinZoom, kLayoutMaxZoom);
+    fit.panX = float(std::max(0.0, (width - gridW * fit.zoom) / 2));
+    fit.panY = float(std::max(0.0, (height - gridH * fit.zoom) / 2));
+    return fit;
+}
+
 std::string layoutViewToSvg(const LayoutViewModel& model) {
     GridGeometry g{10, 54, 44, 20};
     double width = std::max(420.0, g.x0 * 2 + g.cellW * double(model.cols));

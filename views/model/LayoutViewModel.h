@@ -73,6 +73,17 @@ LayoutViewModel buildSharedView(const std::string& name, const layout::Layout& l
 std::optional<std::pair<int64_t, int64_t>> hitTestGrid(const LayoutViewModel& model,
                                                        const GridGeometry& geometry, double x, double y);
 
+// The canvas' cell at zoom 1, and the zoom range its slider and wheel allow.
+inline constexpr double kLayoutCellWidth = 40, kLayoutCellHeight = 20;
+inline constexpr float kLayoutMinZoom = 0.1f, kLayoutMaxZoom = 4.0f;
+struct LayoutZoom {
+    float zoom = 1;
+    float panX = 0, panY = 0;
+};
+// The zoom and pan that show the whole rows x cols grid in a width x height area (as large as the zoom
+// range allows, centred where it is smaller than the area); the identity for an empty grid.
+LayoutZoom fitLayoutGrid(int64_t rows, int64_t cols, double width, double height);
+
 // The grid as SVG with a title, a legend line and one <title> tooltip per cell.
 std::string layoutViewToSvg(const LayoutViewModel& model);
 

@@ -4,6 +4,7 @@
 #include "engine/ir/IrQueries.h"
 
 #include <algorithm>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <variant>
@@ -46,6 +47,35 @@ const layout::KernelPlan* ProgramAnalysis::kernel(size_t index) const {
     return &plan->kernels[index];
 }
 
+std::string ProgramAnalysis::firstError() const {
+    for (const Diagnostic& d : diagnostics())
+        if (d.severity == Severity::Error) {
+            uint32_t line = lineOf(d.range);
+            return (line ? "line " + std::to_string(line) + ": " : std::string()) + d.message;
+        }
+    return {};
+}
+
+namespace {
+
+// The budgets the shared-memory check rejected: the same function over the same kernels, so the bytes are
+// the check's (Checks.cpp: checkSharedMemory), kept only where a kernel is over the limit.
+std::vector<check::KernelSharedMemory> rejectedBudgets(const CompileResult& r) {
+    std::vector<check::KernelSharedMemory> out;
+    bool rejected = false;
+    for (const Diagnostic& d : r.diagnostics.diagnostics())
+        rejected = rejected || d.code == "shared-memory-over-limit";
+    if (!rejected || !r.module)
+        return out;
+    for (const ir::PrimFunc& f : r.module->funcs)
+        for (check::KernelSharedMemory& k : check::sharedMemoryBudgets(f))
+            if (r.target.maxSharedMemoryPerBlock > 0 && k.totalBytes > r.target.maxSharedMemoryPerBlock)
+                out.push_back(std::move(k));
+    return out;
+}
+
+} // namespace
+
 int64_t ProgramAnalysis::numStages() const {
     if (!compile || !compile->module)
         return 0;
@@ -84,8 +114,12 @@ std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::strin
     analysis->irLines = ir::printModuleLines(*r.module, &r.sources);
     // The plan views draw is the one the code was generated from (a program with errors before codegen
     // keeps its diagnostics and shows no plan; one whose codegen failed still shows its plan).
-    if (r.planComplete())
+    if (r.planComplete()) {
         analysis->plan = r.plan.get();
+        for (const layout::KernelPlan& k : r.plan->kernels)
+            analysis->bankFixes.push_back(findSwizzleFixes(k, r.plan->target));
+    } else
+        analysis->rejectedSharedMemory = rejectedBudgets(r);
     return analysis;
 }
 

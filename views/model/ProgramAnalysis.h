@@ -4,9 +4,11 @@
 // shared pointer; a newer edit simply replaces it. Views read it and never call the compiler themselves.
 #pragma once
 
+#include "engine/check/SharedMemoryBudget.h"
 #include "engine/ir/Printer.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
+#include "views/model/BankFixes.h"
 
 #include <cstdint>
 #include <memory>
@@ -24,6 +26,13 @@ struct ProgramAnalysis {
     std::vector<ir::PrintedLine> irLines;
     double compileMilliseconds = 0; // parse to checks
     double planMilliseconds = 0;    // the layout passes, bank analysis included
+    // The shared-memory check's own numbers (check::kernelSharedMemory of every kernel, the bytes it held
+    // against compile->target's per-block limit) when that check failed: the plan was never made, and the
+    // budget view draws this over-limit budget instead.
+    std::vector<check::KernelSharedMemory> rejectedSharedMemory;
+    // Per kernel of the plan: the bank conflicts a 128B swizzle would fix (findSwizzleFixes), computed here
+    // on the worker thread with the rest of the analysis.
+    std::vector<std::vector<BankFix>> bankFixes;
 
     bool ok() const { return compile && compile->ok(); }
     const SourceManager& sources() const { return compile->sources; }
@@ -38,6 +47,8 @@ struct ProgramAnalysis {
     // The program's num_stages: the jit parameter of that name, else the deepest pipeline the kernel schedule
     // planned (the first T.Pipelined's when there is no plan); 0 if none.
     int64_t numStages() const;
+    // The first error, "line N: message" (empty when there is none): why the views are out of date.
+    std::string firstError() const;
 };
 
 // Compiles `text` through the whole compile line (plan, schedule, bank analysis, CUDA). Never throws;
