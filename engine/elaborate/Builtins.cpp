@@ -2,6 +2,7 @@
 // compile-time int and dtype arguments, the dispatch of a builtin call to the tile or host primitive tables
 // (PrimitiveTable.cpp), and module attribute resolution (T, tilelang.layout, math, torch, ...) with
 // suggestions.
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Interpreter.h"
 
 #include <algorithm>
@@ -25,8 +26,6 @@ const char* const kMathFunctions[] = {"sqrt",  "log",   "log2",  "log10",    "ex
                                       "pow",   "fabs",  "isqrt", "gcd",      "lcm", "prod",    "sin",
                                       "cos",   "tan",   "tanh",  "trunc",    "erf", "isclose", "exp2",
                                       "isinf", "isnan", "comb",  "factorial"};
-const char* const kTorchFunctions[] = {"randn", "rand",    "empty", "zeros",
-                                       "ones",  "randint", "full",  "arange"};
 
 std::string joinNames(const std::vector<std::string>& names) {
     std::string out;
@@ -261,6 +260,16 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         names.insert(names.end(), {"pi", "e", "tau", "inf", "nan"});
         return unknown(names);
     }
+    // TileLang's host helpers: the SM count of the target (tilelang.carver.arch.driver.get_num_sms) and
+    // the autotuner, whose first config stands for the tuned parameters.
+    if (attr == "get_num_sms" && path.rfind("tilelang", 0) == 0)
+        return Value::builtin("tilelang.get_num_sms");
+    if (attr == "autotune" && (path == "tilelang" || path.rfind("tilelang.autotuner", 0) == 0))
+        return Value::builtin("tilelang.autotune");
+    if (full == "tilelang.carver" || full == "tilelang.carver.arch" ||
+        full == "tilelang.carver.arch.driver" || full == "tilelang.autotuner" || full == "tilelang.utils" ||
+        full == "tilelang.utils.target")
+        return Value::ns(full);
     if (path == "tilelang") {
         if (attr == "jit" || attr == "compile")
             return Value::builtin(full);
@@ -271,15 +280,25 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         return Value::opaque(full);
     }
     if (path == "torch" || path == "numpy") {
-        if (auto t = ir::parseDType(attr); t && attr != "int" && attr != "float")
+        if (auto t = ir::parseDType(attr))
             return Value::dtypeOf(*t);
-        if (attr == "float")
-            return Value::dtypeOf(ir::DType::Float32);
-        for (const char* f : kTorchFunctions)
-            if (attr == f)
-                return Value::builtin("torch." + attr);
+        if (path == "torch" && isTorchFunction(attr))
+            return Value::builtin("torch." + attr);
         return Value::opaque(full);
     }
+    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random"))
+        return Value::ns(full);
+    // The device queries answer from the target; torch.version.hip is None on CUDA.
+    if (path == "torch.cuda" || path == "torch.random") {
+        if (attr == "get_device_capability" || attr == "is_available" || attr == "current_device" ||
+            attr == "device_count" || attr == "manual_seed" || attr == "synchronize")
+            return Value::builtin(full);
+        return Value::opaque(full);
+    }
+    if (path == "torch.version")
+        return attr == "hip" ? Value::none() : Value::opaque(full);
+    if (path == "itertools" && (attr == "product" || attr == "chain"))
+        return Value::builtin(full);
     if (path == "argparse" && attr == "ArgumentParser")
         return Value::builtin(full);
     if (path == "functools" && attr == "partial")

@@ -8,6 +8,7 @@
 //      from its annotations) or trace the body itself (eager style: T.const / annotations / T.empty).
 #include "engine/elaborate/Elaborator.h"
 
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Interpreter.h"
 #include "engine/frontend/Parser.h"
 
@@ -45,6 +46,7 @@ bool containsWith(const std::vector<ast::StmtPtr>& body) {
         case ast::StmtKind::AugAssign:
         case ast::StmtKind::AnnAssign:
         case ast::StmtKind::FunctionDef:
+        case ast::StmtKind::ClassDef:
         case ast::StmtKind::Return:
         case ast::StmtKind::Assert:
         case ast::StmtKind::Pass:
@@ -173,11 +175,12 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
                     for (auto& [kw, val] : m_recorded->args.keywords)
                         if (kw == params[k].name)
                             arg = &val;
-                    if (!arg || !arg->items || arg->kind != ValueKind::Opaque)
+                    if (!arg || !isTensor(*arg))
                         continue;
-                    for (size_t d = 0; d < it->second.size() && d < arg->items->size(); ++d)
-                        if (it->second[d] == n && (*arg->items)[d].isIntLike()) {
-                            v = (*arg->items)[d];
+                    std::vector<Value> shape = tensorShape(*arg);
+                    for (size_t d = 0; d < it->second.size() && d < shape.size(); ++d)
+                        if (it->second[d] == n && shape[d].isIntLike()) {
+                            v = shape[d];
                             found = true;
                         }
                 }
@@ -401,13 +404,56 @@ bool Interpreter::evaluateOverrides(const ElaborateOptions& options, SourceRange
     return true;
 }
 
-// 3. The jit parameters, into env: override > module call > the def's default; each is recorded with its
-// origin. Tensor parameters of an eager body (annotated) are bound later by their annotations. Returns
-// false when a parameter has no value (after a diagnostic).
+// The first config of @autotune(configs=...) (a list of dicts, or a function of the call's arguments that
+// returns one): TileLang tunes over them, TileBench compiles the first. Null when there is none.
+std::shared_ptr<DictData> Interpreter::firstAutotuneConfig(const std::shared_ptr<FunctionData>& entry) {
+    if (!entry->autotuneConfigs)
+        return nullptr;
+    Value configs = *entry->autotuneConfigs;
+    if (configs.kind == ValueKind::Function) {
+        CallArgs args = m_recorded && m_recorded->fn == entry ? m_recorded->args : CallArgs{};
+        bool host = m_hostMode;
+        m_hostMode = true;
+        ++m_quiet;
+        configs = callFunction(configs.fn, args, configs.fn->range);
+        --m_quiet;
+        m_hostMode = host;
+    }
+    if (!configs.isSequence() || configs.items->empty() || configs.items->front().kind != ValueKind::Dict)
+        return nullptr;
+    return configs.items->front().dict;
+}
+
+// A parameter that host code passes but the host evaluator could not determine: the message names the
+// parameter, the argument as written and where its value stopped being known.
+void Interpreter::reportUndeterminedArgument(const std::shared_ptr<FunctionData>& entry,
+                                             const ast::Param& param, const Value& passed,
+                                             SourceRange argumentRange) {
+    std::string argument = sourceText(argumentRange);
+    std::string origin = passed.origin.valid ? sourceText(passed.origin) : std::string();
+    std::string message = "cannot determine parameter '" + param.name + "' of '" + entry->name + "': ";
+    message += argument.empty() ? "the value passed" : "`" + argument + "`";
+    if (!origin.empty() && origin != argument)
+        message += " depends on `" + origin + "`";
+    message += ", which TileBench's host evaluator does not model";
+    if (!passed.s.empty() && passed.s.rfind("error:", 0) != 0)
+        message += " (" + passed.s + ")";
+    Diagnostic& d =
+        m_diagnostics.error("missing-parameter", argumentRange.valid ? argumentRange : param.range, message,
+                            "pass -p " + param.name + "=VALUE");
+    if (passed.origin.valid && passed.origin.begin != argumentRange.begin)
+        d.notes.push_back({passed.origin, "the value is not known from here on"});
+    d.notes.push_back({param.range, "parameter '" + param.name + "' of '" + entry->name + "'"});
+}
+
+// 3. The jit parameters, into env: override > module call > the first autotune config > the def's
+// default; each is recorded with its origin. Tensor parameters of an eager body (annotated) are bound later
+// by their annotations. Returns false when a parameter has no value (after a diagnostic).
 bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
                                     const std::map<std::string, std::vector<std::string>>& annotated,
                                     Env* env, std::set<std::string>& usedOverrides) {
     bool fromRecorded = m_recorded && m_recorded->fn == entry;
+    std::shared_ptr<DictData> config = firstAutotuneConfig(entry);
     const std::vector<ast::Param>& params = *entry->params;
     bool missing = false;
     size_t positional = 0;
@@ -430,6 +476,7 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         sp.name = p.name;
         sp.range = p.range;
         std::optional<Value> value;
+        std::optional<std::pair<Value, SourceRange>> undetermined; // passed, but not known
         if (auto it = m_overrideValues.find(p.name); it != m_overrideValues.end()) {
             value = it->second;
             sp.origin = ir::ParamOrigin::Override;
@@ -437,13 +484,27 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         }
         if (!value && fromRecorded) {
             const CallArgs& call = m_recorded->args;
-            if (position < call.positional.size() && !call.positional[position].isInert())
-                value = call.positional[position];
-            for (auto& [kw, val] : call.keywords)
-                if (kw == p.name && !val.isInert())
-                    value = val;
+            auto take = [&](const Value& v, SourceRange r) {
+                if (v.isInert())
+                    undetermined = std::make_pair(v, r);
+                else
+                    value = v;
+            };
+            if (position < call.positional.size())
+                take(call.positional[position],
+                     position < call.positionalRanges.size() ? call.positionalRanges[position] : call.range);
+            for (size_t kw = 0; kw < call.keywords.size(); ++kw)
+                if (call.keywords[kw].first == p.name)
+                    take(call.keywords[kw].second,
+                         kw < call.keywordRanges.size() ? call.keywordRanges[kw] : call.range);
             if (value)
                 sp.origin = ir::ParamOrigin::ModuleCall;
+        }
+        if (!value && config) {
+            if (Value* v = dictFind(*config, Value::str(p.name)); v && !v->isInert()) {
+                value = *v;
+                sp.origin = ir::ParamOrigin::Autotune;
+            }
         }
         if (!value && k < entry->defaults.size() && entry->defaults[k] && !entry->defaults[k]->isInert()) {
             value = *entry->defaults[k];
@@ -452,9 +513,12 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         if (!value) {
             sp.origin = ir::ParamOrigin::Required;
             m_out.specialization.push_back(sp);
-            m_diagnostics.error("missing-parameter", p.range,
-                                "parameter '" + p.name + "' of '" + entry->name + "' has no value",
-                                "pass -p " + p.name + "=VALUE");
+            if (undetermined && !undetermined->first.isPoison())
+                reportUndeterminedArgument(entry, p, undetermined->first, undetermined->second);
+            else
+                m_diagnostics.error("missing-parameter", p.range,
+                                    "parameter '" + p.name + "' of '" + entry->name + "' has no value",
+                                    "pass -p " + p.name + "=VALUE");
             missing = true;
             continue;
         }

@@ -2,6 +2,8 @@
 // argument binding. Arithmetic lives in Operators.cpp, primitives in the family files of Primitives.h.
 #include "engine/elaborate/Interpreter.h"
 
+#include "engine/elaborate/HostTensors.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -257,6 +259,9 @@ Value Interpreter::eval(const ast::Expr& e) {
     ++m_depth;
     Value v = evalImpl(e);
     --m_depth;
+    // The innermost expression that produced a host value is where a diagnostic about it points.
+    if (v.isOpaque() && !v.origin.valid)
+        v.origin = e.range;
     return v;
 }
 
@@ -848,9 +853,20 @@ Value Interpreter::call(const Value& callee, CallArgs& args, SourceRange range) 
                 takeJitOption(*f.fn, k, v);
             return f;
         }
+        if (callee.object && callee.object->type == "autotune-decorator" && args.positional.size() == 1 &&
+            args.positional[0].kind == ValueKind::Function) {
+            applyAutotune(*args.positional[0].fn, callee);
+            return args.positional[0];
+        }
+        if (callee.object && callee.object->type == "class")
+            return m_hostMode ? Value::opaque("an instance of " + callee.object->attrs["__name__"].s)
+                              : error("type-error", range, "classes cannot be instantiated at compile time");
         return error("type-error", range, "'" + typeName(callee) + "' object is not callable");
-    case ValueKind::Opaque:
-        return Value::opaque(callee.s + "(...)");
+    case ValueKind::Opaque: {
+        Value result = Value::opaque(callee.s + "(...)");
+        result.origin = callee.origin;
+        return result;
+    }
     case ValueKind::Poison:
         return callee;
     case ValueKind::None:
@@ -894,8 +910,13 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
     };
     switch (base.kind) {
     case ValueKind::Poison:
-    case ValueKind::Opaque:
-        return base.isPoison() ? base : Value::opaque(base.s + "." + attr);
+    case ValueKind::Opaque: {
+        if (base.isPoison())
+            return base;
+        Value derived = Value::opaque(base.s + "." + attr);
+        derived.origin = base.origin;
+        return derived;
+    }
     case ValueKind::Namespace: {
         std::string shown = sourceText(baseRange);
         if (shown.empty() || shown.size() > 40)
@@ -935,6 +956,8 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return Value::dtypeOf(base.expr->dtype);
         return unknown({"dtype"});
     case ValueKind::DType:
+        if (attr == "as_torch")
+            return Value::builtin("dtype.as_torch", std::make_shared<Value>(base));
         if (attr == "bits")
             return Value::integer(ir::dtypeBits(base.dtype));
         if (attr == "itemsize")
@@ -954,6 +977,12 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return it->second;
         if (base.object->type == "ArgumentParser")
             return method("argparse");
+        if (isTensor(base))
+            return tensorAttribute(base, attr);
+        if (base.object->type == "class")
+            return classAttribute(base, attr);
+        if (base.object->type == "FunctionCtx")
+            return method("FunctionCtx");
         std::vector<std::string> names;
         for (const auto& [k, v] : base.object->attrs)
             names.push_back(k);
@@ -1006,8 +1035,13 @@ bool normalizeIndex(int64_t& index, size_t size) {
 Value Interpreter::subscript(const Value& base, const Value& index, SourceRange range) {
     if (base.isPoison() || index.isPoison())
         return Value::poison();
-    if (base.isOpaque())
-        return Value::opaque(base.s + "[...]");
+    if (base.isOpaque()) {
+        Value derived = Value::opaque(base.s + "[...]");
+        derived.origin = base.origin;
+        return derived;
+    }
+    if (isTensor(base))
+        return tensorSubscript(base, index);
     if (base.kind == ValueKind::Buffer)
         return bufferSubscript(base.buffer, index, range);
     if (base.kind == ValueKind::Builtin &&
@@ -1425,6 +1459,8 @@ Flow Interpreter::execImpl(const ast::Stmt& s) {
         for (const std::string& n : s.names)
             m_env->globalNames.insert(n);
         return Flow::Normal;
+    case ast::StmtKind::ClassDef:
+        return execClassDef(s);
     case ast::StmtKind::Unsupported: {
         // The parser names the construct ("class definition", "try statement"): pluralize it.
         std::string what = (s.name.empty() ? std::string("this statement") : s.name + "s") + " are";
@@ -1593,8 +1629,10 @@ Flow Interpreter::execFunctionDef(const ast::Stmt& s) {
             f.fn->isJit = true;
             for (const auto& [k, v] : d.object->attrs)
                 takeJitOption(*f.fn, k, v);
+        } else if (d.kind == ValueKind::Object && d.object->type == "autotune-decorator") {
+            applyAutotune(*f.fn, d);
         }
-        // Other decorators (autotune, torch.no_grad, user wrappers) do not change what is elaborated.
+        // Other decorators (torch.no_grad, user wrappers) do not change what is elaborated.
     }
     bindName(s.name, f);
     if (m_env == m_globals && (f.fn->isJit || f.fn->isPrimFunc))
@@ -1628,7 +1666,9 @@ Flow Interpreter::execImport(const ast::Stmt& s) {
             continue;
         std::string bound = a.asName.empty() ? a.name : a.asName;
         if (s.level > 0) {
-            bindName(bound, Value::opaque(a.name));
+            Value imported = Value::opaque(a.name);
+            imported.origin = a.range;
+            bindName(bound, imported);
             continue;
         }
         std::string module = canonical(s.name);
@@ -1643,6 +1683,8 @@ Flow Interpreter::execImport(const ast::Stmt& s) {
             if (v.isInert())
                 v = Value::opaque(s.name + "." + a.name);
         }
+        if (v.isOpaque())
+            v.origin = a.range; // a diagnostic about a value computed from it points at the import
         bindName(bound, v);
     }
     return Flow::Normal;
