@@ -270,6 +270,16 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         full == "tilelang.carver.arch.driver" || full == "tilelang.autotuner" || full == "tilelang.utils" ||
         full == "tilelang.utils.target")
         return Value::ns(full);
+    if (attr == "determine_fp8_type" && path.rfind("tilelang", 0) == 0)
+        return Value::builtin("tilelang.determine_fp8_type");
+    if (full == "tvm.DataType" || full == "tilelang.DataType")
+        return Value::builtin("T.dtype");
+    if (full == "tilelang.cdiv")
+        return Value::builtin("T.ceildiv");
+    if (full == "tilelang.math")
+        return Value::ns(full);
+    if (path == "tilelang.math" && attr == "next_power_of_2")
+        return Value::builtin("tilelang.next_power_of_2");
     if (path == "tilelang") {
         if (attr == "jit" || attr == "compile")
             return Value::builtin(full);
@@ -279,6 +289,8 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
             return Value::ns("layout");
         return Value::opaque(full);
     }
+    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random"))
+        return Value::ns(full);
     if (path == "torch" || path == "numpy") {
         if (auto t = ir::parseDType(attr))
             return Value::dtypeOf(*t);
@@ -286,8 +298,6 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
             return Value::builtin("torch." + attr);
         return Value::opaque(full);
     }
-    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random"))
-        return Value::ns(full);
     // The device queries answer from the target; torch.version.hip is None on CUDA.
     if (path == "torch.cuda" || path == "torch.random") {
         if (attr == "get_device_capability" || attr == "is_available" || attr == "current_device" ||

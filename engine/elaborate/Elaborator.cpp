@@ -105,7 +105,15 @@ void describeParam(const Value& v, ir::SpecializationParam& p) {
 // Names declared by `X: T.Tensor(...)` annotations at the top of an eager jit body, with the dims' names.
 std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body) {
     std::map<std::string, std::vector<std::string>> out;
+    // Shapes named by a variable (`q_shape = [batch, 1, heads, dim]` then `Q: T.Tensor(q_shape, dtype)`).
+    std::map<std::string, const ast::Expr*> shapeVariables;
     for (const ast::StmtPtr& s : body) {
+        if (s && s->kind == ast::StmtKind::Assign && s->value && s->targets.size() == 1 && s->targets[0] &&
+            s->targets[0]->kind == ast::ExprKind::Name &&
+            (s->value->kind == ast::ExprKind::Tuple || s->value->kind == ast::ExprKind::List)) {
+            shapeVariables[s->targets[0]->name] = s->value.get();
+            continue;
+        }
         if (!s || s->kind != ast::StmtKind::AnnAssign || s->value || s->targets.empty() || !s->targets[0] ||
             s->targets[0]->kind != ast::ExprKind::Name || !s->annotation)
             continue;
@@ -118,6 +126,8 @@ std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vect
             if (shape->kind == ast::ExprKind::Tuple && !shape->elements.empty() && !shape->parenthesized)
                 shape = shape->elements[0].get();
         }
+        if (shape && shape->kind == ast::ExprKind::Name && shapeVariables.count(shape->name))
+            shape = shapeVariables[shape->name];
         std::vector<std::string> dims;
         if (shape && (shape->kind == ast::ExprKind::Tuple || shape->kind == ast::ExprKind::List))
             for (const ast::ExprPtr& d : shape->elements)

@@ -6,6 +6,7 @@
 #include "engine/target/Target.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -209,6 +210,31 @@ Value itertoolsCall(Interpreter& in, PrimitiveCall& call) {
     return Value::list(std::move(out));
 }
 
+// tilelang.math.next_power_of_2(n): the smallest power of two >= n (1 for n <= 1).
+Value nextPowerOfTwo(Interpreter& in, PrimitiveCall& call) {
+    if (!requirePositionalCount(in, call, 1, 1))
+        return Value::poison();
+    const Value& n = call.args.positional[0];
+    if (!n.isIntLike())
+        return n.isInert() ? n : in.error("type-error", call.at(0), "next_power_of_2() needs an integer");
+    int64_t p = 1;
+    while (p < n.i && p < (int64_t(1) << 62))
+        p <<= 1;
+    return Value::integer(p);
+}
+
+// tilelang.language.fp8.determine_fp8_type(fmt="e4m3"): on CUDA, float8_e4m3fn or float8_e5m2.
+Value determineFp8Type(Interpreter& in, PrimitiveCall& call) {
+    Value format = call.args.positional.empty() ? Value::str("e4m3") : call.args.positional[0];
+    for (auto& [k, v] : call.args.keywords)
+        if (k == "fp8_format")
+            format = v;
+    if (format.kind != ValueKind::Str || (format.s != "e4m3" && format.s != "e5m2"))
+        return in.error("value-error", call.range, "unsupported FP8 format " + toRepr(format),
+                        "use \"e4m3\" or \"e5m2\"");
+    return Value::dtypeOf(format.s == "e4m3" ? ir::DType::Float8E4M3 : ir::DType::Float8E5M2);
+}
+
 // T.dtype(...).as_torch(): the same dtype, as torch names it.
 Value dtypeAsTorch(Interpreter&, PrimitiveCall& call) {
     return call.self ? *call.self : Value::opaque(call.name + "(...)");
@@ -232,6 +258,8 @@ std::span<const PrimitiveRow> hostLibraries() {
         {"tilelang.autotune", tilelangAutotune},
         {"dtype.as_torch", dtypeAsTorch},
         {"itertools.product", itertoolsCall},
+        {"tilelang.next_power_of_2", nextPowerOfTwo},
+        {"tilelang.determine_fp8_type", determineFp8Type},
         {"itertools.chain", itertoolsCall},
         {"functools.partial", functoolsPartial},
     };

@@ -407,6 +407,16 @@ Value Interpreter::evalImpl(const ast::Expr& e) {
     case ast::ExprKind::Starred:
         return error("unsupported-construct", e.range, "a starred expression is not allowed here");
     case ast::ExprKind::Unsupported:
+        if (m_hostMode && e.name == "set display") { // `x in {80, 90}` in host code: a list will do
+            std::vector<Value> items;
+            for (const ast::ExprPtr& el : e.elements) {
+                Value v = el ? eval(*el) : Value::poison();
+                if (std::none_of(items.begin(), items.end(),
+                                 [&](const Value& x) { return valuesEqual(x, v); }))
+                    items.push_back(v);
+            }
+            return Value::list(std::move(items));
+        }
         return error("unsupported-construct", e.range, e.name + " is not supported in tile programs",
                      "rewrite it with the supported Python subset");
     }
@@ -1209,8 +1219,13 @@ std::optional<std::vector<Value>> Interpreter::iterate(const Value& v, SourceRan
     case ValueKind::Ellipsis:
     case ValueKind::Function:
     case ValueKind::Builtin:
+    case ValueKind::DType: { // TileLang's dtypes are strings: "int8" iterates over its characters
+        std::vector<Value> out;
+        for (char c : std::string(ir::dtypeName(v.dtype)))
+            out.push_back(Value::str(std::string(1, c)));
+        return out;
+    }
     case ValueKind::Namespace:
-    case ValueKind::DType:
     case ValueKind::Enum:
     case ValueKind::Buffer:
     case ValueKind::Region:

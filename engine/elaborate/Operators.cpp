@@ -120,6 +120,14 @@ ir::ExprPtr Interpreter::toExpr(const Value& v, SourceRange range, const char* w
               std::string(what) + " comes from host code ('" + v.s + "') and cannot be used in kernel code",
               "kernel code can only use compile-time constants, parameters and buffers");
         return nullptr;
+    case ValueKind::Object:
+        if (!isTensor(v))
+            break;
+        error("unsupported-construct", range,
+              std::string(what) +
+                  " comes from host code ('a torch tensor') and cannot be used in kernel code",
+              "kernel code can only use compile-time constants, parameters and buffers");
+        return nullptr;
     case ValueKind::None:
     case ValueKind::Str:
     case ValueKind::Tuple:
@@ -138,7 +146,6 @@ ir::ExprPtr Interpreter::toExpr(const Value& v, SourceRange range, const char* w
     case ValueKind::LoopSpec:
     case ValueKind::KernelSpec:
     case ValueKind::Layout:
-    case ValueKind::Object:
         break;
     }
     error("type-error", range, std::string(what) + " must be a scalar expression, not " + typeName(v));

@@ -826,19 +826,23 @@ private:
         }
         if (first && !at(TK::Colon)) { // a set: outside the subset, parsed to keep going
             const char* construct = "set display";
+            std::vector<ExprPtr> elements; // kept: host code may test membership in a set display
             if (atComprehensionFor()) {
                 parseComprehension(std::move(first), false);
                 construct = "set comprehension";
             } else {
+                elements.push_back(std::move(first));
                 while (!m_panic && accept(TK::Comma)) {
                     if (at(TK::RBrace))
                         break;
-                    parseStarOrNamed();
+                    elements.push_back(parseStarOrNamed());
                 }
             }
             if (!m_panic)
                 expectClosing(TK::RBrace, open, "expected ',' or '}' in the set", "close it with '}'");
-            return unsupported(construct, spanFrom(open.begin));
+            ExprPtr set = unsupported(construct, spanFrom(open.begin));
+            set->elements = std::move(elements);
+            return seal(std::move(set));
         }
         ExprPtr dict = node(ExprKind::Dict, rangeOf(open));
         bool firstEntry = true;
