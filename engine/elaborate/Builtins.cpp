@@ -213,7 +213,10 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
     auto unknown = [&](const std::vector<std::string>& candidates) {
         std::string best = closestName(attr, candidates);
         return error("unknown-attribute", range, "module '" + shownBase + "' has no attribute '" + attr + "'",
-                     best.empty() ? std::string() : "did you mean '" + shownBase + "." + best + "'?");
+                     best.empty()
+                         ? "TileBench does not model it; see the TileBench language reference for the "
+                           "supported subset"
+                         : "did you mean '" + shownBase + "." + best + "'?");
     };
     if (path == "T.GemmWarpPolicy") {
         if (attr == "Square" || attr == "FullRow" || attr == "FullCol")

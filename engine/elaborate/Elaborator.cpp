@@ -18,9 +18,13 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace tb {
 
@@ -165,12 +169,21 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
             p.origin = ir::ParamOrigin::Override;
             found = true;
         }
+        std::optional<std::pair<Value, SourceRange>> undetermined; // passed, but not known
         if (!found && m_recorded) {
-            for (auto& [k, val] : m_recorded->args.keywords)
-                if (k == n && !val.isInert()) {
-                    v = val;
+            const CallArgs& call = m_recorded->args;
+            for (size_t kw = 0; kw < call.keywords.size(); ++kw) {
+                if (call.keywords[kw].first != n)
+                    continue;
+                if (!call.keywords[kw].second.isInert()) {
+                    v = call.keywords[kw].second;
                     found = true;
+                } else if (call.keywords[kw].second.isOpaque()) {
+                    undetermined =
+                        std::make_pair(call.keywords[kw].second,
+                                       kw < call.keywordRanges.size() ? call.keywordRanges[kw] : call.range);
                 }
+            }
             if (!found && m_recorded->fn && m_recorded->fn->def) {
                 // From the shape of a host tensor passed for an annotated parameter: A: T.Tensor((M, K),
                 // ...).
@@ -204,8 +217,12 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
             p.text.clear();
             if (m_spec)
                 m_spec->push_back(p);
-            error("missing-parameter", range, "compile-time dim '" + n + "' has no value",
-                  "pass -p " + n + "=VALUE");
+            if (undetermined && m_recorded->fn)
+                reportUndetermined("compile-time dim '" + n + "' of '" + m_recorded->fn->name + "'", n, range,
+                                   undetermined->first, undetermined->second);
+            else
+                error("missing-parameter", range, "compile-time dim '" + n + "' has no value",
+                      "pass -p " + n + "=VALUE, or call the kernel with tensors whose shapes give it");
             values.push_back(Value::poison());
             continue;
         }
@@ -434,26 +451,24 @@ std::shared_ptr<DictData> Interpreter::firstAutotuneConfig(const std::shared_ptr
     return configs.items->front().dict;
 }
 
-// A parameter that host code passes but the host evaluator could not determine: the message names the
-// parameter, the argument as written and where its value stopped being known.
-void Interpreter::reportUndeterminedArgument(const std::shared_ptr<FunctionData>& entry,
-                                             const ast::Param& param, const Value& passed,
-                                             SourceRange argumentRange) {
+// A parameter (or T.const dim) that host code passes but the host evaluator could not determine: the
+// message names it, the argument as written and where its value stopped being known.
+void Interpreter::reportUndetermined(const std::string& what, const std::string& name, SourceRange declared,
+                                     const Value& passed, SourceRange argumentRange) {
     std::string argument = sourceText(argumentRange);
     std::string origin = passed.origin.valid ? sourceText(passed.origin) : std::string();
-    std::string message = "cannot determine parameter '" + param.name + "' of '" + entry->name + "': ";
+    std::string message = "cannot determine " + what + ": ";
     message += argument.empty() ? "the value passed" : "`" + argument + "`";
     if (!origin.empty() && origin != argument)
         message += " depends on `" + origin + "`";
     message += ", which TileBench's host evaluator does not model";
     if (!passed.s.empty() && passed.s.rfind("error:", 0) != 0)
         message += " (" + passed.s + ")";
-    Diagnostic& d =
-        m_diagnostics.error("missing-parameter", argumentRange.valid ? argumentRange : param.range, message,
-                            "pass -p " + param.name + "=VALUE");
+    Diagnostic& d = m_diagnostics.error("missing-parameter", argumentRange.valid ? argumentRange : declared,
+                                        message, "pass -p " + name + "=VALUE");
     if (passed.origin.valid && passed.origin.begin != argumentRange.begin)
         d.notes.push_back({passed.origin, "the value is not known from here on"});
-    d.notes.push_back({param.range, "parameter '" + param.name + "' of '" + entry->name + "'"});
+    d.notes.push_back({declared, what});
 }
 
 // 3. The jit parameters, into env: override > module call > the first autotune config > the def's
@@ -524,7 +539,8 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
             sp.origin = ir::ParamOrigin::Required;
             m_out.specialization.push_back(sp);
             if (undetermined && !undetermined->first.isPoison())
-                reportUndeterminedArgument(entry, p, undetermined->first, undetermined->second);
+                reportUndetermined("parameter '" + p.name + "' of '" + entry->name + "'", p.name, p.range,
+                                   undetermined->first, undetermined->second);
             else
                 m_diagnostics.error("missing-parameter", p.range,
                                     "parameter '" + p.name + "' of '" + entry->name + "' has no value",

@@ -130,6 +130,24 @@ std::optional<size_t> dimIndex(const Value& v, size_t rank, bool inserting = fal
     return static_cast<size_t>(d);
 }
 
+// topk(t, k, dim=-1): values and indices, as torch.return_types.topk (attributes and a tuple's order).
+Value topk(const Value& t, const Value& k, const Value& dim) {
+    std::vector<Value> shape = tensorShape(t);
+    auto d = dimIndex(dim, shape.size());
+    if (!d)
+        return Value::opaque("topk over an unknown dim");
+    shape[*d] = k;
+    Value values = makeTensor(shape, t.object->attrs.at("dtype"), t.object->attrs.at("device").s);
+    Value indices = makeTensor(shape, Value::dtypeOf(ir::DType::Int64), t.object->attrs.at("device").s);
+    Value result;
+    result.kind = ValueKind::Object;
+    result.object = std::make_shared<ObjectData>();
+    result.object->type = "torch.return_types.topk";
+    result.object->attrs["values"] = values;
+    result.object->attrs["indices"] = indices;
+    return result;
+}
+
 Value dataOf(const std::string& what) {
     return Value::opaque("the data of a tensor (" + what +
                          "); TileBench models tensors as shape, dtype "
@@ -267,8 +285,13 @@ Value torchFunction(Interpreter& in, PrimitiveCall& call) {
         if (isTensor(pos[0]))
             return makeTensor(tensorShape(pos[0]), dtypeArg(call, tensorDType(pos[0])),
                               deviceArg(call, "cpu"));
-        return makeTensor(shapeFromData(pos[0]), dtypeArg(call, Value::dtypeOf(dtypeOfData(pos[0]))),
-                          deviceArg(call, "cpu"));
+        Value t = makeTensor(shapeFromData(pos[0]), dtypeArg(call, Value::dtypeOf(dtypeOfData(pos[0]))),
+                             deviceArg(call, "cpu"));
+        // The one kind of tensor whose values are known: a literal list of numbers.
+        if (pos[0].isSequence() && std::all_of(pos[0].items->begin(), pos[0].items->end(),
+                                               [](const Value& v) { return v.isNumber(); }))
+            t.object->attrs["__values__"] = Value::list(*pos[0].items);
+        return t;
     }
     if (among(op, kLikeConstructors) && !pos.empty() && isTensor(pos[0]))
         return makeTensor(tensorShape(pos[0]), dtypeArg(call, tensorDType(pos[0])),
@@ -297,6 +320,10 @@ Value torchFunction(Interpreter& in, PrimitiveCall& call) {
         }
         shape[*d] = Value::integer(total);
         return withShape(first, shape);
+    }
+    if (op == "topk" && pos.size() >= 2 && isTensor(pos[0])) {
+        const Value* dim = keyword(call, "dim");
+        return topk(pos[0], pos[1], dim ? *dim : pos.size() > 2 ? pos[2] : Value::integer(-1));
     }
     if ((op == "matmul" || op == "mm" || op == "bmm") && pos.size() == 2)
         return tensorArithmetic(pos[0], pos[1], true);
@@ -480,12 +507,38 @@ Value conversionMethod(const Value& self, const std::string& op, const Primitive
     return Value::none();
 }
 
-Value reduction(const Value& self, const PrimitiveCall& call) {
+// max(), min(), sum() of a tensor whose values are known (torch.tensor of a literal list): the number.
+std::optional<Value> knownReduction(const Value& self, const std::string& op) {
+    auto it = self.object->attrs.find("__values__");
+    if (it == self.object->attrs.end() || it->second.items->empty())
+        return std::nullopt;
+    const std::vector<Value>& values = *it->second.items;
+    bool ints = std::all_of(values.begin(), values.end(), [](const Value& v) { return v.isIntLike(); });
+    auto number = [](const Value& v) { return v.isIntLike() ? static_cast<double>(v.i) : v.f; };
+    bool isMax = op == "max" || op == "amax", isMin = op == "min" || op == "amin";
+    if (!isMax && !isMin && op != "sum")
+        return std::nullopt;
+    if (ints) {
+        int64_t acc = op == "sum" ? 0 : values[0].i;
+        for (const Value& v : values)
+            acc = op == "sum" ? acc + v.i : isMax ? std::max(acc, v.i) : std::min(acc, v.i);
+        return Value::integer(acc);
+    }
+    double acc = op == "sum" ? 0 : number(values[0]);
+    for (const Value& v : values)
+        acc = op == "sum" ? acc + number(v) : isMax ? std::max(acc, number(v)) : std::min(acc, number(v));
+    return Value::real(acc);
+}
+
+Value reduction(const Value& self, const std::string& op, const PrimitiveCall& call) {
     const auto& pos = call.args.positional;
     std::vector<Value> shape = tensorShape(self);
     const Value* dim = !pos.empty() ? &pos[0] : keyword(call, "dim");
-    if (!dim || dim->kind == ValueKind::None)
+    if (!dim || dim->kind == ValueKind::None) {
+        if (auto known = knownReduction(self, op))
+            return *known;
         return withShape(self, {}); // a 0-d tensor: its value is data
+    }
     const Value* keep = keyword(call, "keepdim");
     auto d = dimIndex(*dim, shape.size());
     if (!d)
@@ -502,12 +555,17 @@ Value tensorMethod(Interpreter& in, PrimitiveCall& call) {
         return Value::opaque(call.name + "(...)");
     const Value& self = *call.self;
     const std::string op = opName(call);
+    if (op == "tolist") {
+        auto it = self.object->attrs.find("__values__");
+        if (it != self.object->attrs.end())
+            return Value::list(*it->second.items);
+    }
     if (among(op, kDataMethods))
         return dataOf(op + "()");
     if (among(op, kSameShapeMethods))
         return self;
     if (among(op, kReductions))
-        return reduction(self, call);
+        return reduction(self, op, call);
     bool handled = false;
     Value v = shapeMethod(self, op, call, handled);
     if (handled)
@@ -515,8 +573,13 @@ Value tensorMethod(Interpreter& in, PrimitiveCall& call) {
     v = conversionMethod(self, op, call, handled);
     if (handled)
         return v;
-    if (op == "sort" || op == "topk")
+    if (op == "sort")
         return Value::tuple({self, withDType(self, Value::dtypeOf(ir::DType::Int64))});
+    if (op == "topk" && !call.args.positional.empty()) {
+        const auto& pos = call.args.positional;
+        const Value* dim = keyword(call, "dim");
+        return topk(self, pos[0], dim ? *dim : pos.size() > 1 ? pos[1] : Value::integer(-1));
+    }
     return Value::opaque(call.name + "(...)");
 }
 

@@ -2,7 +2,8 @@
 // dtype and device, never its data: that is all a jit call needs (sizes from q.shape, x.size(0), the dtype
 // of an eager parameter), and it keeps main() cheap to run. A tensor is an Object of type "Tensor" with the
 // attributes shape (a tuple of ints, or host values where a size is unknown), dtype and device; reading its
-// data (item(), max(), tolist()) gives a host value that says so.
+// data (item(), max(), tolist()) gives a host value that says so, except for a tensor made from a literal
+// list of numbers (torch.tensor([2048, 6144])), whose values are kept for max / min / sum / tolist.
 #pragma once
 
 #include "engine/elaborate/Value.h"

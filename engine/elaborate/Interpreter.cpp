@@ -18,6 +18,13 @@ namespace tb::elab {
 
 namespace {
 
+std::string joinWords(const std::vector<std::string>& words) {
+    std::string out;
+    for (size_t k = 0; k < words.size(); ++k)
+        out += (k ? ", " : "") + words[k];
+    return out;
+}
+
 // Nested eval/exec/call frames (1-2.5 KB of stack each): deep enough for any real program, shallow
 // enough for a worker thread's stack.
 constexpr int kMaxDepth = 600;
@@ -916,7 +923,9 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
         std::string best = closestName(attr, candidates);
         return error("unknown-attribute", range,
                      "'" + typeName(base) + "' object has no attribute '" + attr + "'",
-                     best.empty() ? std::string() : "did you mean '" + best + "'?");
+                     !best.empty()        ? "did you mean '" + best + "'?"
+                     : candidates.empty() ? std::string("it has no attributes in tile programs")
+                                          : "its attributes are: " + joinWords(candidates));
     };
     switch (base.kind) {
     case ValueKind::Poison:

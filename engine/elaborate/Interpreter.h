@@ -226,8 +226,8 @@ private:
     std::shared_ptr<FunctionData> chooseEntry(const ElaborateOptions& options, SourceRange fileStart);
     bool evaluateOverrides(const ElaborateOptions& options, SourceRange fileStart);
     std::shared_ptr<DictData> firstAutotuneConfig(const std::shared_ptr<FunctionData>& entry);
-    void reportUndeterminedArgument(const std::shared_ptr<FunctionData>& entry, const ast::Param& param,
-                                    const Value& passed, SourceRange argumentRange);
+    void reportUndetermined(const std::string& what, const std::string& name, SourceRange declared,
+                            const Value& passed, SourceRange argumentRange);
     bool bindJitParameters(const std::shared_ptr<FunctionData>& entry,
                            const std::map<std::string, std::vector<std::string>>& annotated, Env* env,
                            std::set<std::string>& usedOverrides);

@@ -152,6 +152,7 @@ const std::vector<std::string>& unsupportedTileNames() {
                                                    "annotate_safe_value",
                                                    "call_extern",
                                                    "sync_threads",
+                                                   "sync_grid",
                                                    "barrier_wait",
                                                    "barrier_arrive",
                                                    "mbarrier_wait_parity",

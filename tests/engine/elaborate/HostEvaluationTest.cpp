@@ -173,8 +173,18 @@ TEST(HostEvaluation, UndeterminableValueNamesTheParameterAndItsOrigin) {
     EXPECT_EQ(paramText(*fixed, "N"), "64");
 }
 
+TEST(HostEvaluation, LiteralTensorValuesAreKnown) {
+    auto e = elaborateText(std::string(kKernel) +
+                           "sizes = torch.tensor([2048, 6144], device=\"cuda\", dtype=torch.int32)\n"
+                           "M_max = int((sizes.max() + 127) // 128 * 128)\n"
+                           "kernel = scale(M_max, sizes.shape[0] * 32 + sizes.tolist()[0] // 1024)\n");
+    ASSERT_TRUE(e->module) << e->report();
+    EXPECT_EQ(paramText(*e, "M"), "6144");
+    EXPECT_EQ(paramText(*e, "N"), "66");
+}
+
 TEST(HostEvaluation, TensorDataIsNotModelled) {
-    auto e = elaborateText(std::string(kKernel) + "sizes = torch.tensor([2048, 6144], dtype=torch.int32)\n"
+    auto e = elaborateText(std::string(kKernel) + "sizes = torch.randint(1, 4096, (2,), dtype=torch.int32)\n"
                                                   "M_max = int(sizes.max())\n"
                                                   "kernel = scale(M_max, sizes.shape[0] * 32)\n");
     EXPECT_FALSE(e->module);
