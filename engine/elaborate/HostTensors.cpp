@@ -8,6 +8,7 @@
 #include "engine/target/Target.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
