@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,16 +108,25 @@ void describeParam(const Value& v, ir::SpecializationParam& p) {
 }
 
 // Names declared by `X: T.Tensor(...)` annotations at the top of an eager jit body, with the dims' names.
-std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body) {
+// `decide` picks the branch of a conditional shape (`(N, K) if trans_b else (K, N)`): true, false or unknown.
+using ConditionDecider = std::function<std::optional<bool>(const ast::Expr&)>;
+
+std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body,
+                                                                 const ConditionDecider& decide = {}) {
     std::map<std::string, std::vector<std::string>> out;
     // Shapes named by a variable (`q_shape = [batch, 1, heads, dim]` then `Q: T.Tensor(q_shape, dtype)`).
     std::map<std::string, const ast::Expr*> shapeVariables;
     for (const ast::StmtPtr& s : body) {
         if (s && s->kind == ast::StmtKind::Assign && s->value && s->targets.size() == 1 && s->targets[0] &&
-            s->targets[0]->kind == ast::ExprKind::Name &&
-            (s->value->kind == ast::ExprKind::Tuple || s->value->kind == ast::ExprKind::List)) {
-            shapeVariables[s->targets[0]->name] = s->value.get();
-            continue;
+            s->targets[0]->kind == ast::ExprKind::Name) {
+            const ast::Expr* value = s->value.get();
+            if (value->kind == ast::ExprKind::IfExp && value->a && value->b && value->c && decide)
+                if (std::optional<bool> branch = decide(*value->b))
+                    value = *branch ? value->a.get() : value->c.get();
+            if (value->kind == ast::ExprKind::Tuple || value->kind == ast::ExprKind::List) {
+                shapeVariables[s->targets[0]->name] = value;
+                continue;
+            }
         }
         if (!s || s->kind != ast::StmtKind::AnnAssign || s->value || s->targets.empty() || !s->targets[0] ||
             s->targets[0]->kind != ast::ExprKind::Name || !s->annotation)
@@ -187,7 +197,16 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
             if (!found && m_recorded->fn && m_recorded->fn->def) {
                 // From the shape of a host tensor passed for an annotated parameter: A: T.Tensor((M, K),
                 // ...).
-                auto annotations = eagerAnnotations(m_recorded->fn->def->body);
+                // The jit parameters are bound by now: a conditional shape's test can be evaluated.
+                auto decide = [this](const ast::Expr& test) -> std::optional<bool> {
+                    ++m_quiet;
+                    Value t = eval(test);
+                    --m_quiet;
+                    bool inert = false;
+                    std::optional<bool> known = truth(t, &inert);
+                    return inert ? std::nullopt : known;
+                };
+                auto annotations = eagerAnnotations(m_recorded->fn->def->body, decide);
                 const auto& params = *m_recorded->fn->params;
                 for (size_t k = 0; k < params.size() && !found; ++k) {
                     auto it = annotations.find(params[k].name);

@@ -105,6 +105,35 @@ TEST(HostEvaluation, AutotuneTakesTheFirstConfig) {
     EXPECT_EQ(e->param("threads")->origin, ir::ParamOrigin::ModuleCall);
 }
 
+TEST(HostEvaluation, EagerConstDimsComeFromTensorShapes) {
+    // T.const dims bind from the tensors passed for annotated parameters, through shape variables and
+    // conditional shapes whose test the jit parameters decide.
+    std::string text = "import torch\n"
+                       "import tilelang\n"
+                       "import tilelang.language as T\n"
+                       "\n"
+                       "@tilelang.jit\n"
+                       "def copy(A, B, trans=False):\n"
+                       "    M, N = T.const(\"M, N\")\n"
+                       "    a_shape = (N, M) if trans else (M, N)\n"
+                       "    b_shape = [M, N]\n"
+                       "    A: T.Tensor(a_shape, T.float32)\n"
+                       "    B: T.Tensor(b_shape, T.float32)\n"
+                       "    with T.Kernel(1, threads=128) as bx:\n"
+                       "        for i, j in T.Parallel(M, N):\n"
+                       "            B[i, j] = A[j, i] if trans else A[i, j]\n"
+                       "\n"
+                       "def main():\n"
+                       "    a = torch.randn(64, 32, device=\"cuda\").requires_grad_(True)\n"
+                       "    b = torch.empty(a.shape[1], a.shape[0], device=a.device)\n"
+                       "    copy(a, b, trans=True)\n"
+                       "main()\n";
+    auto e = elaborateText(text);
+    ASSERT_TRUE(e->module) << e->report();
+    EXPECT_EQ(paramText(*e, "M"), "32");
+    EXPECT_EQ(paramText(*e, "N"), "64");
+}
+
 TEST(HostEvaluation, GetNumSmsAnswersFromTheTarget) {
     std::string text = "import tilelang\n"
                        "import tilelang.language as T\n"
