@@ -281,7 +281,7 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         return Value::builtin("T.ceildiv");
     if (full == "tilelang.math")
         return Value::ns(full);
-    if (path == "tilelang.math" && attr == "next_power_of_2")
+    if ((path == "tilelang.math" || path == "tilelang") && attr == "next_power_of_2")
         return Value::builtin("tilelang.next_power_of_2");
     if (path == "tilelang") {
         if (attr == "jit" || attr == "compile")
@@ -292,8 +292,14 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
             return Value::ns("layout");
         return Value::opaque(full);
     }
-    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random"))
+    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random" || attr == "nn"))
         return Value::ns(full);
+    if (full == "torch.nn.functional")
+        return Value::ns(full);
+    if (path == "torch.nn.functional") // F.softmax(t, dim), F.pad(t, pads), ...: shapes (HostTensors.cpp)
+        return Value::builtin(full);
+    if (full == "torch.inf")
+        return Value::real(std::numeric_limits<double>::infinity());
     if (path == "torch" || path == "numpy") {
         if (auto t = ir::parseDType(attr))
             return Value::dtypeOf(*t);

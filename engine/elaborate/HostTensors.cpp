@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -243,6 +244,75 @@ ir::DType dtypeOfData(const Value& data) {
     return ir::DType::Int64;
 }
 
+Value tensorMethod(Interpreter& in, PrimitiveCall& call);
+
+// torch.einsum("bhmk, bhnk -> bhmn", q, k): each output letter's size from the operand that has it.
+Value einsum(const PrimitiveCall& call) {
+    const auto& pos = call.args.positional;
+    if (pos.size() < 2 || pos[0].kind != ValueKind::Str)
+        return Value::opaque(call.name + "(...)");
+    std::vector<Value> operands(pos.begin() + 1, pos.end());
+    if (operands.size() == 1 && operands[0].isSequence())
+        operands = *operands[0].items;
+    std::string equation;
+    for (char c : pos[0].s)
+        if (c != ' ')
+            equation += c;
+    size_t arrow = equation.find("->");
+    if (arrow == std::string::npos || equation.find('.') != std::string::npos)
+        return Value::opaque("torch.einsum without an explicit '->' output");
+    std::map<char, Value> sizes;
+    size_t operand = 0, letter = 0;
+    for (size_t k = 0; k < arrow; ++k) {
+        if (equation[k] == ',') {
+            ++operand;
+            letter = 0;
+            continue;
+        }
+        if (operand >= operands.size() || !isTensor(operands[operand]))
+            return Value::opaque("torch.einsum over a host value");
+        std::vector<Value> shape = tensorShape(operands[operand]);
+        if (letter < shape.size())
+            sizes.emplace(equation[k], shape[letter]);
+        ++letter;
+    }
+    std::vector<Value> out;
+    for (char c : equation.substr(arrow + 2)) {
+        auto it = sizes.find(c);
+        if (it == sizes.end())
+            return Value::opaque("torch.einsum with an unknown output index");
+        out.push_back(it->second);
+    }
+    return withShape(operands[0], out);
+}
+
+// torch.nn.functional.pad(t, [left, right, top, bottom, ...]): pairs from the last dim backwards.
+Value padded(const Value& t, const Value& pads) {
+    std::vector<Value> shape = tensorShape(t);
+    if (!pads.isSequence())
+        return Value::opaque("torch.nn.functional.pad(...)");
+    const std::vector<Value>& p = *pads.items;
+    for (size_t k = 0; k + 1 < p.size() && k / 2 < shape.size(); k += 2) {
+        Value& dim = shape[shape.size() - 1 - k / 2];
+        dim = dim.isIntLike() && p[k].isIntLike() && p[k + 1].isIntLike()
+                  ? Value::integer(dim.i + p[k].i + p[k + 1].i)
+                  : Value::opaque("a padded size");
+    }
+    return withShape(t, shape);
+}
+
+// torch.sum(t, 2), torch.transpose(t, 0, 1), torch.nn.functional.softmax(t, dim=-1): the method of t.
+Value asMethod(Interpreter& in, PrimitiveCall& call, const std::string& method) {
+    CallArgs args = call.args;
+    Value self = args.positional.front();
+    args.positional.erase(args.positional.begin());
+    if (!args.positionalRanges.empty())
+        args.positionalRanges.erase(args.positionalRanges.begin());
+    std::string name = "tensor." + method;
+    PrimitiveCall methodCall{name, method, &self, args, call.range};
+    return tensorMethod(in, methodCall);
+}
+
 // ---- torch.<function> ---------------------------------------------------------------------------------
 
 Value torchFunction(Interpreter& in, PrimitiveCall& call) {
@@ -330,6 +400,24 @@ Value torchFunction(Interpreter& in, PrimitiveCall& call) {
         return tensorArithmetic(pos[0], pos[1], true);
     if (op == "device" && !pos.empty() && pos[0].kind == ValueKind::Str)
         return Value::str(pos[0].s);
+    if (op == "einsum")
+        return einsum(call);
+    if (op == "where" && pos.size() == 3) {
+        Value cond = isTensor(pos[0]) ? pos[0] : Value::none();
+        Value a = tensorArithmetic(pos[1], pos[2], false);
+        if (!isTensor(a))
+            return Value::opaque(call.name + "(...)");
+        return isTensor(cond) ? withShape(a, broadcast(tensorShape(cond), tensorShape(a))) : a;
+    }
+    std::string method = op.rfind("nn.functional.", 0) == 0 ? op.substr(14) : op;
+    if (method == "pad" && pos.size() >= 2 && isTensor(pos[0]))
+        return padded(pos[0], pos[1]);
+    if (!pos.empty() && isTensor(pos[0]) && method != op &&
+        (method == "gelu" || method == "silu" || method == "dropout" || method == "normalize" ||
+         method == "layer_norm"))
+        return pos[0];
+    if (!pos.empty() && isTensor(pos[0]))
+        return asMethod(in, call, method);
     if (among(op, kNoneFunctions))
         return Value::none();
     return Value::opaque(call.name + "(...)");
@@ -462,6 +550,8 @@ Value shapeMethod(const Value& self, const std::string& op, const PrimitiveCall&
                                   : Value::opaque("a repeated size");
         return withShape(self, out);
     }
+    if (op == "as_strided" && !pos.empty() && pos[0].isSequence())
+        return withShape(self, *pos[0].items);
     if (op == "narrow" && pos.size() == 3) {
         auto d = dimArg(0);
         if (!d)
@@ -682,8 +772,12 @@ bool isTorchFunction(const std::string& name) {
     static const char* const others[] = {"full",      "randint", "randperm", "arange",       "tensor",
                                          "as_tensor", "cat",     "concat",   "stack",        "matmul",
                                          "mm",        "bmm",     "device",   "empty_strided"};
+    static const char* const functionForms[] = {"einsum",     "where",     "transpose", "permute", "reshape",
+                                                "flatten",    "unsqueeze", "squeeze",   "t",       "narrow",
+                                                "as_strided", "sort",      "topk"};
     return among(name, kConstructors) || among(name, kLikeConstructors) || among(name, others) ||
-           among(name, kNoneFunctions);
+           among(name, kNoneFunctions) || among(name, functionForms) || among(name, kReductions) ||
+           among(name, kSameShapeMethods);
 }
 
 std::span<const PrimitiveRow> torchTensors() {

@@ -69,6 +69,22 @@ TEST(HostEvaluation, TensorShapesGiveSizes) {
     EXPECT_EQ(paramText(*e, "N"), "96");                       // 48 + len of a (48,)-shaped view
 }
 
+TEST(HostEvaluation, TorchFunctionsFollowShapes) {
+    auto e =
+        elaborateText(std::string(kKernel) +
+                      "import torch.nn.functional as F\n"
+                      "q = torch.randn(2, 4, 64, 16)\n"
+                      "k = torch.randn(2, 4, 80, 16)\n"
+                      "qk = F.softmax(torch.einsum(\"bhmk, bhnk -> bhmn\", q, k), dim=-1)\n"
+                      "col = torch.sum(qk, 2)\n"                                // (2, 4, 80)
+                      "wide = torch.cat((col, col), -1)\n"                      // (2, 4, 160)
+                      "idx = torch.topk(F.pad(wide, [0, 8]), 24, -1).indices\n" // (2, 4, 24)
+                      "kernel = scale(wide.shape[-1] + torch.transpose(q, 1, 2).shape[1], idx.size(-1))\n");
+    ASSERT_TRUE(e->module) << e->report();
+    EXPECT_EQ(paramText(*e, "M"), "224"); // 160 + 64
+    EXPECT_EQ(paramText(*e, "N"), "24");
+}
+
 TEST(HostEvaluation, HelperFunctionsAndKeywordUnpacking) {
     auto e = elaborateText(std::string(kKernel) + "def get_heuristic_config():\n"
                                                   "    major, minor = torch.cuda.get_device_capability()\n"
