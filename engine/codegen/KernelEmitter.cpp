@@ -1252,7 +1252,9 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
             return unrounded ? "(float)(" + a + ")" : roundTo(to, "(float)(" + a + ")");
         if (to == DType::Float8E4M3 || to == DType::Float8E5M2) {
             error("codegen-fp8-unsupported", e->range,
-                  "float8 casts are not supported by the CUDA backend yet");
+                  "float8 casts are not supported by the CUDA backend yet",
+                  "keep the element-wise math in float16 / bfloat16 / float32; only the conversion to float8 "
+                  "is missing");
             return a;
         }
         return "(" + std::string(cudaComputeType(to)) + ")(" + a + ")";

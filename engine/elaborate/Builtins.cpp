@@ -2,6 +2,7 @@
 // compile-time int and dtype arguments, the dispatch of a builtin call to the tile or host primitive tables
 // (PrimitiveTable.cpp), and module attribute resolution (T, tilelang.layout, math, torch, ...) with
 // suggestions.
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Interpreter.h"
 
 #include <algorithm>
@@ -25,8 +26,6 @@ const char* const kMathFunctions[] = {"sqrt",  "log",   "log2",  "log10",    "ex
                                       "pow",   "fabs",  "isqrt", "gcd",      "lcm", "prod",    "sin",
                                       "cos",   "tan",   "tanh",  "trunc",    "erf", "isclose", "exp2",
                                       "isinf", "isnan", "comb",  "factorial"};
-const char* const kTorchFunctions[] = {"randn", "rand",    "empty", "zeros",
-                                       "ones",  "randint", "full",  "arange"};
 
 std::string joinNames(const std::vector<std::string>& names) {
     std::string out;
@@ -214,7 +213,10 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
     auto unknown = [&](const std::vector<std::string>& candidates) {
         std::string best = closestName(attr, candidates);
         return error("unknown-attribute", range, "module '" + shownBase + "' has no attribute '" + attr + "'",
-                     best.empty() ? std::string() : "did you mean '" + shownBase + "." + best + "'?");
+                     best.empty()
+                         ? "TileBench does not model it; see the TileBench language reference for the "
+                           "supported subset"
+                         : "did you mean '" + shownBase + "." + best + "'?");
     };
     if (path == "T.GemmWarpPolicy") {
         if (attr == "Square" || attr == "FullRow" || attr == "FullCol")
@@ -261,6 +263,26 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         names.insert(names.end(), {"pi", "e", "tau", "inf", "nan"});
         return unknown(names);
     }
+    // TileLang's host helpers: the SM count of the target (tilelang.carver.arch.driver.get_num_sms) and
+    // the autotuner, whose first config stands for the tuned parameters.
+    if (attr == "get_num_sms" && path.rfind("tilelang", 0) == 0)
+        return Value::builtin("tilelang.get_num_sms");
+    if (attr == "autotune" && (path == "tilelang" || path.rfind("tilelang.autotuner", 0) == 0))
+        return Value::builtin("tilelang.autotune");
+    if (full == "tilelang.carver" || full == "tilelang.carver.arch" ||
+        full == "tilelang.carver.arch.driver" || full == "tilelang.autotuner" || full == "tilelang.utils" ||
+        full == "tilelang.utils.target")
+        return Value::ns(full);
+    if (attr == "determine_fp8_type" && path.rfind("tilelang", 0) == 0)
+        return Value::builtin("tilelang.determine_fp8_type");
+    if (full == "tvm.DataType" || full == "tilelang.DataType")
+        return Value::builtin("T.dtype");
+    if (full == "tilelang.cdiv")
+        return Value::builtin("T.ceildiv");
+    if (full == "tilelang.math")
+        return Value::ns(full);
+    if ((path == "tilelang.math" || path == "tilelang") && attr == "next_power_of_2")
+        return Value::builtin("tilelang.next_power_of_2");
     if (path == "tilelang") {
         if (attr == "jit" || attr == "compile")
             return Value::builtin(full);
@@ -270,16 +292,32 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
             return Value::ns("layout");
         return Value::opaque(full);
     }
+    if (path == "torch" && (attr == "cuda" || attr == "version" || attr == "random" || attr == "nn"))
+        return Value::ns(full);
+    if (full == "torch.nn.functional")
+        return Value::ns(full);
+    if (path == "torch.nn.functional") // F.softmax(t, dim), F.pad(t, pads), ...: shapes (HostTensors.cpp)
+        return Value::builtin(full);
+    if (full == "torch.inf")
+        return Value::real(std::numeric_limits<double>::infinity());
     if (path == "torch" || path == "numpy") {
-        if (auto t = ir::parseDType(attr); t && attr != "int" && attr != "float")
+        if (auto t = ir::parseDType(attr))
             return Value::dtypeOf(*t);
-        if (attr == "float")
-            return Value::dtypeOf(ir::DType::Float32);
-        for (const char* f : kTorchFunctions)
-            if (attr == f)
-                return Value::builtin("torch." + attr);
+        if (path == "torch" && isTorchFunction(attr))
+            return Value::builtin("torch." + attr);
         return Value::opaque(full);
     }
+    // The device queries answer from the target; torch.version.hip is None on CUDA.
+    if (path == "torch.cuda" || path == "torch.random") {
+        if (attr == "get_device_capability" || attr == "is_available" || attr == "current_device" ||
+            attr == "device_count" || attr == "manual_seed" || attr == "synchronize")
+            return Value::builtin(full);
+        return Value::opaque(full);
+    }
+    if (path == "torch.version")
+        return attr == "hip" ? Value::none() : Value::opaque(full);
+    if (path == "itertools" && (attr == "product" || attr == "chain"))
+        return Value::builtin(full);
     if (path == "argparse" && attr == "ArgumentParser")
         return Value::builtin(full);
     if (path == "functools" && attr == "partial")

@@ -8,6 +8,7 @@
 //      from its annotations) or trace the body itself (eager style: T.const / annotations / T.empty).
 #include "engine/elaborate/Elaborator.h"
 
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Interpreter.h"
 #include "engine/frontend/Parser.h"
 
@@ -16,10 +17,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace tb {
 
@@ -45,6 +51,7 @@ bool containsWith(const std::vector<ast::StmtPtr>& body) {
         case ast::StmtKind::AugAssign:
         case ast::StmtKind::AnnAssign:
         case ast::StmtKind::FunctionDef:
+        case ast::StmtKind::ClassDef:
         case ast::StmtKind::Return:
         case ast::StmtKind::Assert:
         case ast::StmtKind::Pass:
@@ -101,9 +108,26 @@ void describeParam(const Value& v, ir::SpecializationParam& p) {
 }
 
 // Names declared by `X: T.Tensor(...)` annotations at the top of an eager jit body, with the dims' names.
-std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body) {
+// `decide` picks the branch of a conditional shape (`(N, K) if trans_b else (K, N)`): true, false or unknown.
+using ConditionDecider = std::function<std::optional<bool>(const ast::Expr&)>;
+
+std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vector<ast::StmtPtr>& body,
+                                                                 const ConditionDecider& decide = {}) {
     std::map<std::string, std::vector<std::string>> out;
+    // Shapes named by a variable (`q_shape = [batch, 1, heads, dim]` then `Q: T.Tensor(q_shape, dtype)`).
+    std::map<std::string, const ast::Expr*> shapeVariables;
     for (const ast::StmtPtr& s : body) {
+        if (s && s->kind == ast::StmtKind::Assign && s->value && s->targets.size() == 1 && s->targets[0] &&
+            s->targets[0]->kind == ast::ExprKind::Name) {
+            const ast::Expr* value = s->value.get();
+            if (value->kind == ast::ExprKind::IfExp && value->a && value->b && value->c && decide)
+                if (std::optional<bool> branch = decide(*value->b))
+                    value = *branch ? value->a.get() : value->c.get();
+            if (value->kind == ast::ExprKind::Tuple || value->kind == ast::ExprKind::List) {
+                shapeVariables[s->targets[0]->name] = value;
+                continue;
+            }
+        }
         if (!s || s->kind != ast::StmtKind::AnnAssign || s->value || s->targets.empty() || !s->targets[0] ||
             s->targets[0]->kind != ast::ExprKind::Name || !s->annotation)
             continue;
@@ -116,6 +140,8 @@ std::map<std::string, std::vector<std::string>> eagerAnnotations(const std::vect
             if (shape->kind == ast::ExprKind::Tuple && !shape->elements.empty() && !shape->parenthesized)
                 shape = shape->elements[0].get();
         }
+        if (shape && shape->kind == ast::ExprKind::Name && shapeVariables.count(shape->name))
+            shape = shapeVariables[shape->name];
         std::vector<std::string> dims;
         if (shape && (shape->kind == ast::ExprKind::Tuple || shape->kind == ast::ExprKind::List))
             for (const ast::ExprPtr& d : shape->elements)
@@ -153,16 +179,34 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
             p.origin = ir::ParamOrigin::Override;
             found = true;
         }
+        std::optional<std::pair<Value, SourceRange>> undetermined; // passed, but not known
         if (!found && m_recorded) {
-            for (auto& [k, val] : m_recorded->args.keywords)
-                if (k == n && !val.isInert()) {
-                    v = val;
+            const CallArgs& call = m_recorded->args;
+            for (size_t kw = 0; kw < call.keywords.size(); ++kw) {
+                if (call.keywords[kw].first != n)
+                    continue;
+                if (!call.keywords[kw].second.isInert()) {
+                    v = call.keywords[kw].second;
                     found = true;
+                } else if (call.keywords[kw].second.isOpaque()) {
+                    undetermined =
+                        std::make_pair(call.keywords[kw].second,
+                                       kw < call.keywordRanges.size() ? call.keywordRanges[kw] : call.range);
                 }
+            }
             if (!found && m_recorded->fn && m_recorded->fn->def) {
                 // From the shape of a host tensor passed for an annotated parameter: A: T.Tensor((M, K),
                 // ...).
-                auto annotations = eagerAnnotations(m_recorded->fn->def->body);
+                // The jit parameters are bound by now: a conditional shape's test can be evaluated.
+                auto decide = [this](const ast::Expr& test) -> std::optional<bool> {
+                    ++m_quiet;
+                    Value t = eval(test);
+                    --m_quiet;
+                    bool inert = false;
+                    std::optional<bool> known = truth(t, &inert);
+                    return inert ? std::nullopt : known;
+                };
+                auto annotations = eagerAnnotations(m_recorded->fn->def->body, decide);
                 const auto& params = *m_recorded->fn->params;
                 for (size_t k = 0; k < params.size() && !found; ++k) {
                     auto it = annotations.find(params[k].name);
@@ -173,11 +217,12 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
                     for (auto& [kw, val] : m_recorded->args.keywords)
                         if (kw == params[k].name)
                             arg = &val;
-                    if (!arg || !arg->items || arg->kind != ValueKind::Opaque)
+                    if (!arg || !isTensor(*arg))
                         continue;
-                    for (size_t d = 0; d < it->second.size() && d < arg->items->size(); ++d)
-                        if (it->second[d] == n && (*arg->items)[d].isIntLike()) {
-                            v = (*arg->items)[d];
+                    std::vector<Value> shape = tensorShape(*arg);
+                    for (size_t d = 0; d < it->second.size() && d < shape.size(); ++d)
+                        if (it->second[d] == n && shape[d].isIntLike()) {
+                            v = shape[d];
                             found = true;
                         }
                 }
@@ -191,8 +236,12 @@ Value Interpreter::constDims(const std::string& spec, SourceRange range) {
             p.text.clear();
             if (m_spec)
                 m_spec->push_back(p);
-            error("missing-parameter", range, "compile-time dim '" + n + "' has no value",
-                  "pass -p " + n + "=VALUE");
+            if (undetermined && m_recorded->fn)
+                reportUndetermined("compile-time dim '" + n + "' of '" + m_recorded->fn->name + "'", n, range,
+                                   undetermined->first, undetermined->second);
+            else
+                error("missing-parameter", range, "compile-time dim '" + n + "' has no value",
+                      "pass -p " + n + "=VALUE, or call the kernel with tensors whose shapes give it");
             values.push_back(Value::poison());
             continue;
         }
@@ -401,13 +450,54 @@ bool Interpreter::evaluateOverrides(const ElaborateOptions& options, SourceRange
     return true;
 }
 
-// 3. The jit parameters, into env: override > module call > the def's default; each is recorded with its
-// origin. Tensor parameters of an eager body (annotated) are bound later by their annotations. Returns
-// false when a parameter has no value (after a diagnostic).
+// The first config of @autotune(configs=...) (a list of dicts, or a function of the call's arguments that
+// returns one): TileLang tunes over them, TileBench compiles the first. Null when there is none.
+std::shared_ptr<DictData> Interpreter::firstAutotuneConfig(const std::shared_ptr<FunctionData>& entry) {
+    if (!entry->autotuneConfigs)
+        return nullptr;
+    Value configs = *entry->autotuneConfigs;
+    if (configs.kind == ValueKind::Function) {
+        CallArgs args = m_recorded && m_recorded->fn == entry ? m_recorded->args : CallArgs{};
+        bool host = m_hostMode;
+        m_hostMode = true;
+        ++m_quiet;
+        configs = callFunction(configs.fn, args, configs.fn->range);
+        --m_quiet;
+        m_hostMode = host;
+    }
+    if (!configs.isSequence() || configs.items->empty() || configs.items->front().kind != ValueKind::Dict)
+        return nullptr;
+    return configs.items->front().dict;
+}
+
+// A parameter (or T.const dim) that host code passes but the host evaluator could not determine: the
+// message names it, the argument as written and where its value stopped being known.
+void Interpreter::reportUndetermined(const std::string& what, const std::string& name, SourceRange declared,
+                                     const Value& passed, SourceRange argumentRange) {
+    std::string argument = sourceText(argumentRange);
+    std::string origin = passed.origin.valid ? sourceText(passed.origin) : std::string();
+    std::string message = "cannot determine " + what + ": ";
+    message += argument.empty() ? "the value passed" : "`" + argument + "`";
+    if (!origin.empty() && origin != argument)
+        message += " depends on `" + origin + "`";
+    message += ", which TileBench's host evaluator does not model";
+    if (!passed.s.empty() && passed.s.rfind("error:", 0) != 0)
+        message += " (" + passed.s + ")";
+    Diagnostic& d = m_diagnostics.error("missing-parameter", argumentRange.valid ? argumentRange : declared,
+                                        message, "pass -p " + name + "=VALUE");
+    if (passed.origin.valid && passed.origin.begin != argumentRange.begin)
+        d.notes.push_back({passed.origin, "the value is not known from here on"});
+    d.notes.push_back({declared, what});
+}
+
+// 3. The jit parameters, into env: override > module call > the first autotune config > the def's
+// default; each is recorded with its origin. Tensor parameters of an eager body (annotated) are bound later
+// by their annotations. Returns false when a parameter has no value (after a diagnostic).
 bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
                                     const std::map<std::string, std::vector<std::string>>& annotated,
                                     Env* env, std::set<std::string>& usedOverrides) {
     bool fromRecorded = m_recorded && m_recorded->fn == entry;
+    std::shared_ptr<DictData> config = firstAutotuneConfig(entry);
     const std::vector<ast::Param>& params = *entry->params;
     bool missing = false;
     size_t positional = 0;
@@ -430,6 +520,7 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         sp.name = p.name;
         sp.range = p.range;
         std::optional<Value> value;
+        std::optional<std::pair<Value, SourceRange>> undetermined; // passed, but not known
         if (auto it = m_overrideValues.find(p.name); it != m_overrideValues.end()) {
             value = it->second;
             sp.origin = ir::ParamOrigin::Override;
@@ -437,13 +528,27 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         }
         if (!value && fromRecorded) {
             const CallArgs& call = m_recorded->args;
-            if (position < call.positional.size() && !call.positional[position].isInert())
-                value = call.positional[position];
-            for (auto& [kw, val] : call.keywords)
-                if (kw == p.name && !val.isInert())
-                    value = val;
+            auto take = [&](const Value& v, SourceRange r) {
+                if (v.isInert())
+                    undetermined = std::make_pair(v, r);
+                else
+                    value = v;
+            };
+            if (position < call.positional.size())
+                take(call.positional[position],
+                     position < call.positionalRanges.size() ? call.positionalRanges[position] : call.range);
+            for (size_t kw = 0; kw < call.keywords.size(); ++kw)
+                if (call.keywords[kw].first == p.name)
+                    take(call.keywords[kw].second,
+                         kw < call.keywordRanges.size() ? call.keywordRanges[kw] : call.range);
             if (value)
                 sp.origin = ir::ParamOrigin::ModuleCall;
+        }
+        if (!value && config) {
+            if (Value* v = dictFind(*config, Value::str(p.name)); v && !v->isInert()) {
+                value = *v;
+                sp.origin = ir::ParamOrigin::Autotune;
+            }
         }
         if (!value && k < entry->defaults.size() && entry->defaults[k] && !entry->defaults[k]->isInert()) {
             value = *entry->defaults[k];
@@ -452,9 +557,13 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         if (!value) {
             sp.origin = ir::ParamOrigin::Required;
             m_out.specialization.push_back(sp);
-            m_diagnostics.error("missing-parameter", p.range,
-                                "parameter '" + p.name + "' of '" + entry->name + "' has no value",
-                                "pass -p " + p.name + "=VALUE");
+            if (undetermined && !undetermined->first.isPoison())
+                reportUndetermined("parameter '" + p.name + "' of '" + entry->name + "'", p.name, p.range,
+                                   undetermined->first, undetermined->second);
+            else
+                m_diagnostics.error("missing-parameter", p.range,
+                                    "parameter '" + p.name + "' of '" + entry->name + "' has no value",
+                                    "pass -p " + p.name + "=VALUE");
             missing = true;
             continue;
         }

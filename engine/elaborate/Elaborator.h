@@ -6,6 +6,7 @@
 #include "engine/frontend/Ast.h"
 #include "engine/ir/Module.h"
 #include "engine/support/Diagnostics.h"
+#include "engine/target/Target.h"
 
 #include <memory>
 #include <string>
@@ -20,6 +21,9 @@ struct ElaborateOptions {
     // Which jit function or prim_func to elaborate when the module defines several; empty = the first one
     // that the module calls, else the first defined.
     std::string entry;
+    // The device compiled for: host code asks it for its SM count (get_num_sms) and compute capability.
+    // Null: sm_90a.
+    const Target* target = nullptr;
     // Values for T.dynamic / T.symbolic dims are not needed here: they stay symbolic in the IR.
 };
 

@@ -1,10 +1,12 @@
 // The host libraries real tile programs call around their kernels: argparse (so that main() functions
 // that read their sizes from command-line defaults work), tilelang's host side (tilelang.jit as a call,
-// tilelang.compile, f.compile(...), which record the first call of the kernel), torch tensor constructors
-// (Opaque, but with their shape, for eager T.const binding) and functools.partial.
+// tilelang.compile, f.compile(...), which record the first call of the kernel; the autotuner; get_num_sms
+// from the target) and functools.partial. torch is HostTensors.cpp.
 #include "engine/elaborate/Primitives.h"
+#include "engine/target/Target.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -138,8 +140,11 @@ Value tilelangCompile(Interpreter& in, PrimitiveCall& call) {
     return Value::opaque("JITKernel");
 }
 
+// f.compile(M=...) and f.get_kernel_source(M=...) compile the kernel for these arguments: the first call.
 Value jitCompile(Interpreter& in, PrimitiveCall& call) {
     if (!call.self || call.self->kind != ValueKind::Function)
+        return Value::opaque(call.name + "(...)");
+    if (call.name == "jit.get_kernel_source" && call.args.positional.empty() && call.args.keywords.empty())
         return Value::opaque(call.name + "(...)");
     auto& args = call.args;
     const Value* self = call.self;
@@ -150,20 +155,89 @@ Value jitCompile(Interpreter& in, PrimitiveCall& call) {
     return Value::opaque("JITKernel " + self->fn->name);
 }
 
-Value torchConstructor(Interpreter& in, PrimitiveCall& call) {
-    const std::string& name = call.name;
-    auto& pos = call.args.positional;
-    Value v = Value::opaque(name + "(...)");
-    std::vector<Value> shape;
-    if (pos.size() == 1 && pos[0].isSequence())
-        shape = *pos[0].items;
-    else if (name != "torch.randint" && name != "torch.full" && name != "torch.arange")
-        shape = pos;
-    bool allInts = !shape.empty() &&
-                   std::all_of(shape.begin(), shape.end(), [](const Value& d) { return d.isIntLike(); });
-    if (allInts)
-        v.items = std::make_shared<std::vector<Value>>(shape);
+// tilelang.carver.arch.driver.get_num_sms(): the SM count of the target compiled for.
+Value getNumSms(Interpreter& in, PrimitiveCall&) {
+    const Target& target = in.m_options && in.m_options->target ? *in.m_options->target : targetSm90a();
+    return Value::integer(target.smCount);
+}
+
+// @tilelang.autotune(configs=...) / @autotune(...): the configs, for the decorated jit function.
+Value tilelangAutotune(Interpreter& in, PrimitiveCall& call) {
+    Value v;
+    v.kind = ValueKind::Object;
+    v.object = std::make_shared<ObjectData>();
+    v.object->type = "autotune-decorator";
+    for (auto& [k, val] : call.args.keywords)
+        v.object->attrs[k] = val;
+    if (!call.args.positional.empty() && call.args.positional[0].kind == ValueKind::Function) {
+        Value f = call.args.positional[0];
+        applyAutotune(*f.fn, v);
+        return f;
+    }
     return v;
+}
+
+// itertools.product(*iterables) and itertools.chain(*iterables), as lists (autotune config grids).
+Value itertoolsCall(Interpreter& in, PrimitiveCall& call) {
+    std::vector<std::vector<Value>> pools;
+    for (size_t k = 0; k < call.args.positional.size(); ++k) {
+        auto items = in.iterate(call.args.positional[k], call.at(k));
+        if (!items)
+            return Value::opaque(call.name + "(...)");
+        pools.push_back(std::move(*items));
+    }
+    std::vector<Value> out;
+    if (call.name == "itertools.chain") {
+        for (auto& pool : pools)
+            out.insert(out.end(), pool.begin(), pool.end());
+        return Value::list(std::move(out));
+    }
+    std::vector<std::vector<Value>> tuples{{}};
+    for (const auto& pool : pools) {
+        std::vector<std::vector<Value>> next;
+        for (const auto& prefix : tuples)
+            for (const Value& v : pool) {
+                if (next.size() >= (1u << 16))
+                    return in.error("value-error", call.range, "itertools.product() has too many elements",
+                                    "use fewer or shorter iterables");
+                next.push_back(prefix);
+                next.back().push_back(v);
+            }
+        tuples = std::move(next);
+    }
+    for (auto& t : tuples)
+        out.push_back(Value::tuple(std::move(t)));
+    return Value::list(std::move(out));
+}
+
+// tilelang.math.next_power_of_2(n): the smallest power of two >= n (1 for n <= 1).
+Value nextPowerOfTwo(Interpreter& in, PrimitiveCall& call) {
+    if (!requirePositionalCount(in, call, 1, 1))
+        return Value::poison();
+    const Value& n = call.args.positional[0];
+    if (!n.isIntLike())
+        return n.isInert() ? n : in.error("type-error", call.at(0), "next_power_of_2() needs an integer");
+    int64_t p = 1;
+    while (p < n.i && p < (int64_t(1) << 62))
+        p <<= 1;
+    return Value::integer(p);
+}
+
+// tilelang.language.fp8.determine_fp8_type(fmt="e4m3"): on CUDA, float8_e4m3fn or float8_e5m2.
+Value determineFp8Type(Interpreter& in, PrimitiveCall& call) {
+    Value format = call.args.positional.empty() ? Value::str("e4m3") : call.args.positional[0];
+    for (auto& [k, v] : call.args.keywords)
+        if (k == "fp8_format")
+            format = v;
+    if (format.kind != ValueKind::Str || (format.s != "e4m3" && format.s != "e5m2"))
+        return in.error("value-error", call.range, "unsupported FP8 format " + toRepr(format),
+                        "use \"e4m3\" or \"e5m2\"");
+    return Value::dtypeOf(format.s == "e4m3" ? ir::DType::Float8E4M3 : ir::DType::Float8E5M2);
+}
+
+// T.dtype(...).as_torch(): the same dtype, as torch names it.
+Value dtypeAsTorch(Interpreter&, PrimitiveCall& call) {
+    return call.self ? *call.self : Value::opaque(call.name + "(...)");
 }
 
 } // namespace
@@ -178,8 +252,15 @@ std::span<const PrimitiveRow> hostLibraries() {
         {"tilelang.jit", tilelangJit},
         {"tilelang.compile", tilelangCompile},
         {"jit.compile", jitCompile},
+        {"jit.get_kernel_source", jitCompile},
         {"jit.", jitFallback},
-        {"torch.", torchConstructor},
+        {"tilelang.get_num_sms", getNumSms},
+        {"tilelang.autotune", tilelangAutotune},
+        {"dtype.as_torch", dtypeAsTorch},
+        {"itertools.product", itertoolsCall},
+        {"tilelang.next_power_of_2", nextPowerOfTwo},
+        {"tilelang.determine_fp8_type", determineFp8Type},
+        {"itertools.chain", itertoolsCall},
         {"functools.partial", functoolsPartial},
     };
     return rows;

@@ -236,6 +236,22 @@ Value strFallback(Interpreter&, PrimitiveCall& call) {
     return Value::opaque("str." + methodName(call) + "(...)");
 }
 
+// isdigit(), isalpha(), isalnum(), isspace(): true for a non-empty string of such characters.
+Value strClass(Interpreter&, PrimitiveCall& call) {
+    if (!call.self)
+        return noReceiver(call);
+    const std::string m = methodName(call);
+    const std::string& s = call.self->s;
+    bool all = !s.empty() && std::all_of(s.begin(), s.end(), [&](char ch) {
+        unsigned char c = static_cast<unsigned char>(ch);
+        return m == "isdigit"   ? std::isdigit(c) != 0
+               : m == "isalpha" ? std::isalpha(c) != 0
+               : m == "isalnum" ? std::isalnum(c) != 0
+                                : std::isspace(c) != 0;
+    });
+    return Value::boolean(all);
+}
+
 // upper() and lower().
 Value strCase(Interpreter&, PrimitiveCall& call) {
     if (!call.self)
@@ -413,6 +429,10 @@ std::span<const PrimitiveRow> valueMethods() {
         {"str.join", strJoin},
         {"str.replace", strReplace},
         {"str.format", strFormat},
+        {"str.isdigit", strClass},
+        {"str.isalpha", strClass},
+        {"str.isalnum", strClass},
+        {"str.isspace", strClass},
         {"str.", strFallback},
         {"float.is_integer", floatIsInteger},
         {"int.bit_length", intBitLength},

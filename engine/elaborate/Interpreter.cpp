@@ -2,6 +2,8 @@
 // argument binding. Arithmetic lives in Operators.cpp, primitives in the family files of Primitives.h.
 #include "engine/elaborate/Interpreter.h"
 
+#include "engine/elaborate/HostTensors.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -15,6 +17,13 @@
 namespace tb::elab {
 
 namespace {
+
+std::string joinWords(const std::vector<std::string>& words) {
+    std::string out;
+    for (size_t k = 0; k < words.size(); ++k)
+        out += (k ? ", " : "") + words[k];
+    return out;
+}
 
 // Nested eval/exec/call frames (1-2.5 KB of stack each): deep enough for any real program, shallow
 // enough for a worker thread's stack.
@@ -257,6 +266,9 @@ Value Interpreter::eval(const ast::Expr& e) {
     ++m_depth;
     Value v = evalImpl(e);
     --m_depth;
+    // The innermost expression that produced a host value is where a diagnostic about it points.
+    if (v.isOpaque() && !v.origin.valid)
+        v.origin = e.range;
     return v;
 }
 
@@ -402,6 +414,16 @@ Value Interpreter::evalImpl(const ast::Expr& e) {
     case ast::ExprKind::Starred:
         return error("unsupported-construct", e.range, "a starred expression is not allowed here");
     case ast::ExprKind::Unsupported:
+        if (m_hostMode && e.name == "set display") { // `x in {80, 90}` in host code: a list will do
+            std::vector<Value> items;
+            for (const ast::ExprPtr& el : e.elements) {
+                Value v = el ? eval(*el) : Value::poison();
+                if (std::none_of(items.begin(), items.end(),
+                                 [&](const Value& x) { return valuesEqual(x, v); }))
+                    items.push_back(v);
+            }
+            return Value::list(std::move(items));
+        }
         return error("unsupported-construct", e.range, e.name + " is not supported in tile programs",
                      "rewrite it with the supported Python subset");
     }
@@ -848,9 +870,20 @@ Value Interpreter::call(const Value& callee, CallArgs& args, SourceRange range) 
                 takeJitOption(*f.fn, k, v);
             return f;
         }
+        if (callee.object && callee.object->type == "autotune-decorator" && args.positional.size() == 1 &&
+            args.positional[0].kind == ValueKind::Function) {
+            applyAutotune(*args.positional[0].fn, callee);
+            return args.positional[0];
+        }
+        if (callee.object && callee.object->type == "class")
+            return m_hostMode ? Value::opaque("an instance of " + callee.object->attrs["__name__"].s)
+                              : error("type-error", range, "classes cannot be instantiated at compile time");
         return error("type-error", range, "'" + typeName(callee) + "' object is not callable");
-    case ValueKind::Opaque:
-        return Value::opaque(callee.s + "(...)");
+    case ValueKind::Opaque: {
+        Value result = Value::opaque(callee.s + "(...)");
+        result.origin = callee.origin;
+        return result;
+    }
     case ValueKind::Poison:
         return callee;
     case ValueKind::None:
@@ -890,12 +923,19 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
         std::string best = closestName(attr, candidates);
         return error("unknown-attribute", range,
                      "'" + typeName(base) + "' object has no attribute '" + attr + "'",
-                     best.empty() ? std::string() : "did you mean '" + best + "'?");
+                     !best.empty()        ? "did you mean '" + best + "'?"
+                     : candidates.empty() ? std::string("it has no attributes in tile programs")
+                                          : "its attributes are: " + joinWords(candidates));
     };
     switch (base.kind) {
     case ValueKind::Poison:
-    case ValueKind::Opaque:
-        return base.isPoison() ? base : Value::opaque(base.s + "." + attr);
+    case ValueKind::Opaque: {
+        if (base.isPoison())
+            return base;
+        Value derived = Value::opaque(base.s + "." + attr);
+        derived.origin = base.origin;
+        return derived;
+    }
     case ValueKind::Namespace: {
         std::string shown = sourceText(baseRange);
         if (shown.empty() || shown.size() > 40)
@@ -935,6 +975,8 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return Value::dtypeOf(base.expr->dtype);
         return unknown({"dtype"});
     case ValueKind::DType:
+        if (attr == "as_torch")
+            return Value::builtin("dtype.as_torch", std::make_shared<Value>(base));
         if (attr == "bits")
             return Value::integer(ir::dtypeBits(base.dtype));
         if (attr == "itemsize")
@@ -954,6 +996,12 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return it->second;
         if (base.object->type == "ArgumentParser")
             return method("argparse");
+        if (isTensor(base))
+            return tensorAttribute(base, attr);
+        if (base.object->type == "class")
+            return classAttribute(base, attr);
+        if (base.object->type == "FunctionCtx")
+            return method("FunctionCtx");
         std::vector<std::string> names;
         for (const auto& [k, v] : base.object->attrs)
             names.push_back(k);
@@ -1006,8 +1054,13 @@ bool normalizeIndex(int64_t& index, size_t size) {
 Value Interpreter::subscript(const Value& base, const Value& index, SourceRange range) {
     if (base.isPoison() || index.isPoison())
         return Value::poison();
-    if (base.isOpaque())
-        return Value::opaque(base.s + "[...]");
+    if (base.isOpaque()) {
+        Value derived = Value::opaque(base.s + "[...]");
+        derived.origin = base.origin;
+        return derived;
+    }
+    if (isTensor(base))
+        return tensorSubscript(base, index);
     if (base.kind == ValueKind::Buffer)
         return bufferSubscript(base.buffer, index, range);
     if (base.kind == ValueKind::Builtin &&
@@ -1175,8 +1228,13 @@ std::optional<std::vector<Value>> Interpreter::iterate(const Value& v, SourceRan
     case ValueKind::Ellipsis:
     case ValueKind::Function:
     case ValueKind::Builtin:
+    case ValueKind::DType: { // TileLang's dtypes are strings: "int8" iterates over its characters
+        std::vector<Value> out;
+        for (char c : std::string(ir::dtypeName(v.dtype)))
+            out.push_back(Value::str(std::string(1, c)));
+        return out;
+    }
     case ValueKind::Namespace:
-    case ValueKind::DType:
     case ValueKind::Enum:
     case ValueKind::Buffer:
     case ValueKind::Region:
@@ -1425,6 +1483,8 @@ Flow Interpreter::execImpl(const ast::Stmt& s) {
         for (const std::string& n : s.names)
             m_env->globalNames.insert(n);
         return Flow::Normal;
+    case ast::StmtKind::ClassDef:
+        return execClassDef(s);
     case ast::StmtKind::Unsupported: {
         // The parser names the construct ("class definition", "try statement"): pluralize it.
         std::string what = (s.name.empty() ? std::string("this statement") : s.name + "s") + " are";
@@ -1593,8 +1653,10 @@ Flow Interpreter::execFunctionDef(const ast::Stmt& s) {
             f.fn->isJit = true;
             for (const auto& [k, v] : d.object->attrs)
                 takeJitOption(*f.fn, k, v);
+        } else if (d.kind == ValueKind::Object && d.object->type == "autotune-decorator") {
+            applyAutotune(*f.fn, d);
         }
-        // Other decorators (autotune, torch.no_grad, user wrappers) do not change what is elaborated.
+        // Other decorators (torch.no_grad, user wrappers) do not change what is elaborated.
     }
     bindName(s.name, f);
     if (m_env == m_globals && (f.fn->isJit || f.fn->isPrimFunc))
@@ -1628,7 +1690,9 @@ Flow Interpreter::execImport(const ast::Stmt& s) {
             continue;
         std::string bound = a.asName.empty() ? a.name : a.asName;
         if (s.level > 0) {
-            bindName(bound, Value::opaque(a.name));
+            Value imported = Value::opaque(a.name);
+            imported.origin = a.range;
+            bindName(bound, imported);
             continue;
         }
         std::string module = canonical(s.name);
@@ -1643,6 +1707,8 @@ Flow Interpreter::execImport(const ast::Stmt& s) {
             if (v.isInert())
                 v = Value::opaque(s.name + "." + a.name);
         }
+        if (v.isOpaque())
+            v.origin = a.range; // a diagnostic about a value computed from it points at the import
         bindName(bound, v);
     }
     return Flow::Normal;

@@ -115,6 +115,7 @@ public:
     void bindName(const std::string& name, const Value& value);
     Value attribute(const Value& base, const std::string& attr, SourceRange range, SourceRange baseRange);
     Value subscript(const Value& base, const Value& index, SourceRange range);
+    Value classAttribute(const Value& cls, const std::string& attr);              // HostClasses.cpp
     std::optional<std::vector<Value>> iterate(const Value& v, SourceRange range); // compile-time iteration
     Env* newEnv(Env* parent);
     std::shared_ptr<FunctionData> makeFunction(const ast::Stmt* def, const ast::Expr* lambda);
@@ -215,6 +216,7 @@ private:
     Flow execAugAssign(const ast::Stmt& s);
     Flow execAnnAssign(const ast::Stmt& s);
     Flow execFunctionDef(const ast::Stmt& s);
+    Flow execClassDef(const ast::Stmt& s); // HostClasses.cpp
     Flow execImport(const ast::Stmt& s);
     Flow execAssert(const ast::Stmt& s);
     void compGenerators(const ast::Expr& e, size_t level, std::vector<Value>& out);
@@ -223,6 +225,9 @@ private:
     void runHostCode(const ast::Module& module);
     std::shared_ptr<FunctionData> chooseEntry(const ElaborateOptions& options, SourceRange fileStart);
     bool evaluateOverrides(const ElaborateOptions& options, SourceRange fileStart);
+    std::shared_ptr<DictData> firstAutotuneConfig(const std::shared_ptr<FunctionData>& entry);
+    void reportUndetermined(const std::string& what, const std::string& name, SourceRange declared,
+                            const Value& passed, SourceRange argumentRange);
     bool bindJitParameters(const std::shared_ptr<FunctionData>& entry,
                            const std::map<std::string, std::vector<std::string>>& annotated, Env* env,
                            std::set<std::string>& usedOverrides);

@@ -3,6 +3,7 @@
 // ir::Expr the operation builds IR instead, with TVM-style dtype promotion: Python literals adopt the other
 // operand's dtype, int with float gives the float, two floats give the wider one; `/` on integers is C
 // division, `//` FloorDiv and `%` FloorMod, comparisons are bool.
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Interpreter.h"
 
 #include <algorithm>
@@ -119,6 +120,14 @@ ir::ExprPtr Interpreter::toExpr(const Value& v, SourceRange range, const char* w
               std::string(what) + " comes from host code ('" + v.s + "') and cannot be used in kernel code",
               "kernel code can only use compile-time constants, parameters and buffers");
         return nullptr;
+    case ValueKind::Object:
+        if (!isTensor(v))
+            break;
+        error("unsupported-construct", range,
+              std::string(what) +
+                  " comes from host code ('a torch tensor') and cannot be used in kernel code",
+              "kernel code can only use compile-time constants, parameters and buffers");
+        return nullptr;
     case ValueKind::None:
     case ValueKind::Str:
     case ValueKind::Tuple:
@@ -137,7 +146,6 @@ ir::ExprPtr Interpreter::toExpr(const Value& v, SourceRange range, const char* w
     case ValueKind::LoopSpec:
     case ValueKind::KernelSpec:
     case ValueKind::Layout:
-    case ValueKind::Object:
         break;
     }
     error("type-error", range, std::string(what) + " must be a scalar expression, not " + typeName(v));
@@ -227,6 +235,8 @@ Value Interpreter::binary(ast::BinOpKind op, const Value& a, const Value& b, Sou
         return Value::poison();
     if (a.isOpaque() || b.isOpaque())
         return a.isOpaque() ? a : b;
+    if (isTensor(a) || isTensor(b))
+        return tensorArithmetic(a, b, op == ast::BinOpKind::MatMul);
     const char* spelling = ast::binOpSpelling(op);
     auto typeError = [&] {
         return error("type-error", range,
@@ -405,6 +415,12 @@ Value Interpreter::compare(ast::CompareKind op, const Value& a, const Value& b, 
         return Value::poison();
     if (a.isOpaque() || b.isOpaque())
         return a.isOpaque() ? a : b;
+    if ((isTensor(a) || isTensor(b)) && op != ast::CompareKind::Is && op != ast::CompareKind::IsNot &&
+        op != ast::CompareKind::In && op != ast::CompareKind::NotIn) {
+        Value mask = tensorArithmetic(a, b, false);
+        mask.object->attrs["dtype"] = Value::dtypeOf(ir::DType::Bool);
+        return mask;
+    }
     switch (op) {
     case ast::CompareKind::Is:
     case ast::CompareKind::IsNot: {
@@ -532,6 +548,8 @@ Value Interpreter::compare(ast::CompareKind op, const Value& a, const Value& b, 
 Value Interpreter::unary(ast::UnaryOpKind op, const Value& a, SourceRange range) {
     if (a.isInert())
         return a;
+    if (isTensor(a) && op != ast::UnaryOpKind::Not)
+        return a; // -t, ~t: the same shape
     switch (op) {
     case ast::UnaryOpKind::Not: {
         std::optional<bool> t = truth(a);
@@ -624,6 +642,13 @@ std::optional<bool> Interpreter::truth(const Value& v, bool* inert) {
         if (inert)
             *inert = true;
         return std::nullopt;
+    case ValueKind::Object:
+        if (isTensor(v)) { // the truth of a tensor is its data
+            if (inert)
+                *inert = true;
+            return std::nullopt;
+        }
+        return true;
     case ValueKind::Slice:
     case ValueKind::Ellipsis:
     case ValueKind::Function:
@@ -636,7 +661,6 @@ std::optional<bool> Interpreter::truth(const Value& v, bool* inert) {
     case ValueKind::LoopSpec:
     case ValueKind::KernelSpec:
     case ValueKind::Layout:
-    case ValueKind::Object:
         return true;
     }
     return true;

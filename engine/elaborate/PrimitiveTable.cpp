@@ -1,6 +1,7 @@
 // The primitive tables put together: Interpreter::callTileOp and Interpreter::callHostBuiltin look a name up
 // in the rows of the families (Primitives.h) and call its handler. The names of `T` and tilelang.layout that
 // attribute lookup accepts are the tables' names, so a new row is all a new primitive needs.
+#include "engine/elaborate/HostTensors.h"
 #include "engine/elaborate/Primitives.h"
 
 #include <algorithm>
@@ -50,7 +51,8 @@ const Index& layoutModuleIndex() {
 }
 
 const Index& hostIndex() {
-    static const Index index = indexOf({pythonBuiltins(), mathModule(), valueMethods(), hostLibraries()});
+    static const Index index = indexOf(
+        {pythonBuiltins(), mathModule(), valueMethods(), hostLibraries(), torchTensors(), hostClasses()});
     return index;
 }
 
@@ -80,6 +82,16 @@ Value Interpreter::callHostBuiltin(const std::string& name, const Value* self, C
         for (const Value& v : args.positional)
             if (v.isOpaque())
                 return Value::opaque(name + "(...)");
+    // len() of a tensor is its first size; int(), float(), bool() and round() read its data.
+    if (name == "builtins.len" && args.positional.size() == 1 && isTensor(args.positional[0])) {
+        std::vector<Value> shape = tensorShape(args.positional[0]);
+        return shape.empty() ? Value::opaque("len() of a 0-d tensor") : shape[0];
+    }
+    if ((name == "builtins.int" || name == "builtins.float" || name == "builtins.bool" ||
+         name == "builtins.round") &&
+        !args.positional.empty() && isTensor(args.positional[0]))
+        return Value::opaque("the data of a tensor (" + name.substr(9) +
+                             "()); TileBench models tensors as shape, dtype and device only");
     PrimitiveHandler handler = find(hostIndex(), name);
     if (!handler && name.find('.') != std::string::npos)
         handler = find(hostIndex(), std::string_view(name).substr(0, name.find('.') + 1));
@@ -140,6 +152,7 @@ const std::vector<std::string>& unsupportedTileNames() {
                                                    "annotate_safe_value",
                                                    "call_extern",
                                                    "sync_threads",
+                                                   "sync_grid",
                                                    "barrier_wait",
                                                    "barrier_arrive",
                                                    "mbarrier_wait_parity",

@@ -11,7 +11,9 @@
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module
 //   HostMethods.cpp    methods of str, list, tuple, dict, int and float
-//   HostLibraries.cpp  argparse, tilelang's host side (jit, compile), torch, functools
+//   HostLibraries.cpp  argparse, tilelang's host side (jit, compile, autotune, get_num_sms), functools
+//   HostTensors.cpp    torch: tensors as shape, dtype and device (HostTensors.h)
+//   HostClasses.cpp    classes in host code, torch.autograd.Function.apply
 // Interpreter::callTileOp and Interpreter::callHostBuiltin (PrimitiveTable.cpp) look names up in these
 // tables. Adding a primitive is one handler and one table row.
 #pragma once
@@ -61,6 +63,8 @@ std::span<const PrimitiveRow> pythonBuiltins();
 std::span<const PrimitiveRow> mathModule();
 std::span<const PrimitiveRow> valueMethods();
 std::span<const PrimitiveRow> hostLibraries();
+std::span<const PrimitiveRow> torchTensors();
+std::span<const PrimitiveRow> hostClasses();
 
 // Shared argument checks of host builtins.
 // Reports wrong-arguments unless lo <= positional count <= hi.

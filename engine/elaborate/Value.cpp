@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <utility>
 
 namespace tb::elab {
@@ -394,6 +395,14 @@ void takeJitOption(FunctionData& fn, const std::string& keyword, const Value& va
         fn.outIdx = std::make_shared<Value>(value);
     else if (keyword == "pass_configs")
         fn.passConfigs = std::make_shared<Value>(value);
+}
+
+void applyAutotune(FunctionData& fn, const Value& decorator) {
+    if (!decorator.object)
+        return;
+    auto it = decorator.object->attrs.find("configs");
+    if (it != decorator.object->attrs.end() && !it->second.isInert())
+        fn.autotuneConfigs = std::make_shared<Value>(it->second);
 }
 
 bool passConfigEnabled(const Value* passConfigs, const std::string& key, const std::string& enumName) {

@@ -77,6 +77,9 @@ struct Value {
     std::shared_ptr<KernelData> kernel;
     std::shared_ptr<LayoutData> layout;
     std::shared_ptr<ObjectData> object;
+    // Opaque: the host code where the value stopped being known (an unmodelled call, an import, tensor
+    // data), so that a parameter computed from it can be reported precisely.
+    SourceRange origin;
 
     bool is(ValueKind k) const { return kind == k; }
     bool isPoison() const { return kind == ValueKind::Poison; }
@@ -151,8 +154,9 @@ struct FunctionData {
     bool isJit = false;
     bool isPrimFunc = false;
     bool isMacro = false;
-    std::shared_ptr<Value> outIdx;      // @tilelang.jit(out_idx=...)
-    std::shared_ptr<Value> passConfigs; // @tilelang.jit(pass_configs={...})
+    std::shared_ptr<Value> outIdx;          // @tilelang.jit(out_idx=...)
+    std::shared_ptr<Value> passConfigs;     // @tilelang.jit(pass_configs={...})
+    std::shared_ptr<Value> autotuneConfigs; // @autotune(configs=...): a list of dicts or a function
     SourceRange range;
 };
 
@@ -170,6 +174,8 @@ Value* dictFind(DictData& dict, const Value& key);
 // A keyword of @tilelang.jit(...) that changes what is compiled (out_idx, pass_configs) onto the function;
 // other keywords are ignored.
 void takeJitOption(FunctionData& fn, const std::string& keyword, const Value& value);
+// @autotune(configs=...) / @tilelang.autotune(...) (an "autotune-decorator" object) onto the function.
+void applyAutotune(FunctionData& fn, const Value& decorator);
 // Whether pass_configs (a dict, or null) turns on TileLang's `key` ("tl.enable_fast_math"), given as that
 // string or as tilelang.PassConfigKey.<enumName> ("TL_ENABLE_FAST_MATH").
 bool passConfigEnabled(const Value* passConfigs, const std::string& key, const std::string& enumName);

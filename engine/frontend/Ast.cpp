@@ -528,6 +528,13 @@ void dumpStmtTo(std::string& out, const Stmt& s, int indent) {
             out += ' ' + name;
         out += ')';
         return;
+    case StmtKind::ClassDef:
+        out += "(class " + s.name;
+        for (const ExprPtr& base : s.targets)
+            expr(base);
+        dumpBody(out, s.body, indent + 2);
+        out += ')';
+        return;
     case StmtKind::Unsupported:
         out += "(unsupported ";
         quoteString(out, s.name);

@@ -141,6 +141,7 @@ enum class StmtKind {
     AugAssign,   // a += value
     AnnAssign,   // a: ann [= value]
     FunctionDef, // [decorators] def name(params) -> returns: body
+    ClassDef,    // [decorators] class name(bases): body  (bases in targets; range: the header line)
     Return,      // return [value]
     If,          // if test: body [elif ...] [else: orelse]  (elif nests as an If in orelse)
     For,         // for target in iter: body [else: orelse]
@@ -182,6 +183,7 @@ struct Stmt {
     //   Expr: value                      Assign: targets (one or more), value
     //   AugAssign: targets[0], binOp, value                   AnnAssign: targets[0], annotation, value (may
     //   be null) FunctionDef: params, decorators, returns (may be null), body Return: value (may be null)
+    //   ClassDef: name, targets (the bases), decorators, body
     //   If/While: test, body, orelse          For: target, iter, body, orelse With: items, body Assert: test,
     //   msg (may be null) Import/ImportFrom: aliases       Global: names (name is "global" or "nonlocal")
     ExprPtr value;

@@ -826,19 +826,23 @@ private:
         }
         if (first && !at(TK::Colon)) { // a set: outside the subset, parsed to keep going
             const char* construct = "set display";
+            std::vector<ExprPtr> elements; // kept: host code may test membership in a set display
             if (atComprehensionFor()) {
                 parseComprehension(std::move(first), false);
                 construct = "set comprehension";
             } else {
+                elements.push_back(std::move(first));
                 while (!m_panic && accept(TK::Comma)) {
                     if (at(TK::RBrace))
                         break;
-                    parseStarOrNamed();
+                    elements.push_back(parseStarOrNamed());
                 }
             }
             if (!m_panic)
                 expectClosing(TK::RBrace, open, "expected ',' or '}' in the set", "close it with '}'");
-            return unsupported(construct, spanFrom(open.begin));
+            ExprPtr set = unsupported(construct, spanFrom(open.begin));
+            set->elements = std::move(elements);
+            return seal(std::move(set));
         }
         ExprPtr dict = node(ExprKind::Dict, rangeOf(open));
         bool firstEntry = true;
@@ -1170,7 +1174,7 @@ private:
             push(out, parseWith());
             return;
         case TK::KwClass:
-            push(out, skipUnsupportedCompound("class definition", Clauses::None));
+            push(out, parseClassDef({}));
             return;
         case TK::KwTry:
             push(out, skipUnsupportedCompound("try statement", Clauses::Try));
@@ -1519,12 +1523,49 @@ private:
         if (at(TK::KwDef))
             push(out, parseFunctionDef(std::move(decorators)));
         else if (at(TK::KwClass))
-            push(out, skipUnsupportedCompound("class definition", Clauses::None));
+            push(out, parseClassDef(std::move(decorators)));
         else if (at(TK::KwAsync) && peek(1).kind == TK::KwDef)
             push(out, skipUnsupportedCompound("async function definition", Clauses::None));
         else
             fail("unexpected-token", missingAt(), "expected 'def' or 'class' after the decorator",
                  "a decorator must be followed by a function or class definition", cur());
+    }
+
+    // class Name(bases): body. Host code defines classes (torch.autograd.Function subclasses); the range
+    // is the header line.
+    StmtPtr parseClassDef(std::vector<ExprPtr> decorators) {
+        const Token& kw = advance();
+        StmtPtr s = stmt(StmtKind::ClassDef, kw);
+        if (!at(TK::Name)) {
+            failAtCur("unexpected-token", "expected a class name after 'class'", "write 'class Name:'");
+            return nullptr;
+        }
+        s->name = std::string(text(advance()));
+        if (at(TK::LParen)) {
+            const Token& open = advance();
+            while (!at(TK::RParen) && !m_panic) {
+                if (at(TK::Name) && peek(1).kind == TK::Equal) { // metaclass=...: not a base
+                    advance();
+                    advance();
+                    parseExpr();
+                } else {
+                    s->targets.push_back(parseExpr());
+                }
+                if (!accept(TK::Comma))
+                    break;
+            }
+            if (m_panic || !expectClosing(TK::RParen, open, "expected ',' or ')' in the list of base classes",
+                                          "separate base classes with ',' and close the list with ')'"))
+                return nullptr;
+        }
+        uint32_t headerEnd = cur().end;
+        if (m_panic ||
+            !expect(TK::Colon, "expected ':' after the class name", "add ':' at the end of the line"))
+            return nullptr;
+        s->decorators = std::move(decorators);
+        parseSuite("class definition '" + s->name + "'", kw, s->body);
+        s->range = span(kw.begin, headerEnd);
+        return s;
     }
 
     StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators) {

@@ -10,6 +10,8 @@ const char* paramOriginName(ParamOrigin origin) {
         return "default";
     case ParamOrigin::ModuleCall:
         return "module-call";
+    case ParamOrigin::Autotune:
+        return "autotune";
     case ParamOrigin::Override:
         return "override";
     case ParamOrigin::Required:

@@ -30,7 +30,10 @@ void runParse(CompileResult& r, PassEnvironment&) {
 }
 
 void runElaborate(CompileResult& r, PassEnvironment& e) {
-    r.module = elaborate(r.sources, r.ast, e.options.elaborate, r.diagnostics);
+    ElaborateOptions options = e.options.elaborate;
+    if (!options.target)
+        options.target = &r.device; // host code's get_num_sms() is the device's
+    r.module = elaborate(r.sources, r.ast, options, r.diagnostics);
 }
 
 void runVerify(CompileResult& r, PassEnvironment&) {

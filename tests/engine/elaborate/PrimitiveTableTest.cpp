@@ -19,7 +19,7 @@ std::vector<std::span<const PrimitiveRow>> tileFamilies() {
 }
 
 std::vector<std::span<const PrimitiveRow>> hostFamilies() {
-    return {pythonBuiltins(), mathModule(), valueMethods(), hostLibraries()};
+    return {pythonBuiltins(), mathModule(), valueMethods(), hostLibraries(), torchTensors(), hostClasses()};
 }
 
 void expectUnique(const std::vector<std::span<const PrimitiveRow>>& families, const char* what) {
@@ -73,7 +73,7 @@ TEST(PrimitiveTable, HostPrefixRowsEndWithADot) {
                 prefixes.insert(name);
         }
     for (const char* p :
-         {"builtins.", "math.", "list.", "tuple.", "dict.", "str.", "argparse.", "jit.", "torch."})
+         {"builtins.", "math.", "list.", "tuple.", "dict.", "str.", "argparse.", "jit.", "torch.", "tensor."})
         EXPECT_TRUE(prefixes.count(p)) << p;
 }
 
