@@ -26,11 +26,13 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
     m_warpCanvas = new views::ImGuiCanvas;
     m_budgetCanvas = new views::ImGuiCanvas;
     m_sweepCanvas = new views::ImGuiCanvas;
+    m_movementCanvas = new views::ImGuiCanvas;
     m_layoutCanvas->setObjectName("layoutCanvas");
     m_bankCanvas->setObjectName("bankCanvas");
     m_warpCanvas->setObjectName("warpCanvas");
     m_budgetCanvas->setObjectName("budgetCanvas");
     m_sweepCanvas->setObjectName("sweepCanvas");
+    m_movementCanvas->setObjectName("movementCanvas");
 
     for (views::BackendBarState& bar : m_bars)
         bar.backends = knownBackendNames();
@@ -93,11 +95,23 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             }
         },
         stale);
+    installDraw(
+        m_movementCanvas,
+        [this] {
+            views::drawDataMovement(m_movement, m_movementState);
+            if (m_movementState.clickedLine) {
+                int line = int(m_movementState.clickedLine);
+                m_movementState.clickedLine = 0;
+                if (m_outOfDate.empty())
+                    QTimer::singleShot(0, this, [this, line] { emit lineClicked(line); });
+            }
+        },
+        stale);
     m_sweepPool.setMaxThreadCount(1);
 }
 
-std::array<views::ImGuiCanvas*, 5> CanvasPanels::canvases() const {
-    return {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas};
+std::array<views::ImGuiCanvas*, 6> CanvasPanels::canvases() const {
+    return {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas, m_movementCanvas};
 }
 
 size_t CanvasPanels::canvasIndex(const views::ImGuiCanvas* canvas) const {
@@ -265,6 +279,7 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
     m_bankState.selected = m_bank.selected;
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);
+    m_movement = views::buildDataMovementView(kernel, analysis->sources());
     const std::string caption =
         views::backendCaption(analysis->compile->backend, analysis->plan->target, kernel);
     for (views::BackendBarState& bar : m_bars)

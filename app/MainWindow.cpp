@@ -1,6 +1,8 @@
 // Window assembly, the document flow (edit -> debounced compile -> every view) and the panels' actions.
 #include "app/MainWindow.h"
 
+#include "app/LessonPanel.h"
+#include "engine/catalog/LessonCatalog.h"
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/gpu/CudaDriver.h"
 #include "engine/profile/SweepVariants.h"
@@ -198,6 +200,9 @@ void MainWindow::buildDocks() {
     QDockWidget* issues = addDock("Issues", "issuesDock", m_issues, Qt::BottomDockWidgetArea);
     QDockWidget* params = addDock("Parameters", "parametersDock", m_parameters, Qt::LeftDockWidgetArea);
     QDockWidget* runDock = addDock("Run", "runDock", m_runPanel, Qt::LeftDockWidgetArea);
+    m_lessonPanel = new LessonPanel;
+    QDockWidget* lessonDock = addDock("Lesson", "lessonDock", m_lessonPanel, Qt::LeftDockWidgetArea);
+    lessonDock->hide(); // Help > Lessons shows it
     QDockWidget* ir = addDock("Tile IR", "irDock", m_irView, Qt::BottomDockWidgetArea);
     tabifyDockWidget(issues, ir);
     issues->raise();
@@ -212,8 +217,11 @@ void MainWindow::buildDocks() {
         addDock("Shared-memory budget", "budgetDock", m_canvases->budgetCanvas(), Qt::RightDockWidgetArea);
     QDockWidget* sweep =
         addDock("Stage sweep", "sweepDock", m_canvases->sweepCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* movement =
+        addDock("Data movement", "movementDock", m_canvases->movementCanvas(), Qt::RightDockWidgetArea);
     tabifyDockWidget(layout, bank);
     tabifyDockWidget(bank, warp);
+    tabifyDockWidget(warp, movement);
     splitDockWidget(layout, budget, Qt::Vertical);
     tabifyDockWidget(budget, sweep);
     layout->raise();
@@ -306,6 +314,36 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* d : m_docks)
         view->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    QMenu* lessonMenu = help->addMenu("&Lessons");
+    for (const Lesson& l : lessons())
+        lessonMenu->addAction(QString("%1. %2").arg(l.number).arg(QString::fromStdString(l.title)), this,
+                              [this, number = l.number] { openLesson(number); });
+}
+
+bool MainWindow::openLesson(int number) {
+    const Lesson* lesson = findLesson(number);
+    if (!lesson)
+        return false;
+    std::string error;
+    const std::string exercise = lessonExercise(*lesson, error);
+    if (exercise.empty()) {
+        statusBar()->showMessage(QString::fromStdString(error), 5000);
+        return false;
+    }
+    if (!confirmReplacingDocument(QString("opening lesson %1").arg(number)))
+        return false;
+    replaceDocument(QString::fromStdString(exercise), QString(),
+                    QString("lesson%1_%2.py").arg(number).arg(QString::fromStdString(lesson->sample)));
+    m_sampleCopy = true;
+    updateTitle();
+    m_lessonPanel->showLesson(*lesson);
+    if (QDockWidget* d = dock("lessonDock")) {
+        d->show();
+        d->raise();
+    }
+    return true;
 }
 
 void MainWindow::setBackend(Backend backend) {

@@ -32,6 +32,8 @@ class QPushButton;
 
 namespace tb::app {
 
+class LessonPanel;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -44,6 +46,9 @@ public:
     bool openFile(const QString& path);
     // A sample opens as an untitled copy (no file path: Save asks where), never in place.
     bool openSample(const QString& name);
+    // Help > Lessons: the lesson's exercise opens as an untitled copy (like a sample) and the Lesson dock
+    // shows what to look at and the task. False when the user kept the current document.
+    bool openLesson(int number);
     bool newDocument();
     bool openDroppedFiles(const QList<QUrl>& urls);
     bool saveTo(const QString& path);
@@ -81,6 +86,7 @@ public:
     QPlainTextEdit* runOutput() const { return m_runOutput; }
     QListWidget* runHistory() const { return m_history; }
     RunPanel* runPanel() const { return m_runPanel; }
+    LessonPanel* lessonPanel() const { return m_lessonPanel; }
     QWidget* parametersPanel() const { return m_parameters; }
     const std::vector<int>& irLinkedLines() const { return m_irLinked; }
     void setOverride(const QString& name, const QString& value);
@@ -121,6 +127,7 @@ private:
     QPlainTextEdit* m_irView = nullptr;
     QLabel* m_gpuLabel = nullptr;
     RunPanel* m_runPanel = nullptr; // the Run dock: GPU picker, run/bench/profile/sweep, history
+    LessonPanel* m_lessonPanel = nullptr;
     QPlainTextEdit* m_runOutput = nullptr;
     QListWidget* m_history = nullptr;
     QMenu* m_recentMenu = nullptr;
