@@ -27,12 +27,14 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
     m_budgetCanvas = new views::ImGuiCanvas;
     m_sweepCanvas = new views::ImGuiCanvas;
     m_movementCanvas = new views::ImGuiCanvas;
+    m_scheduleCanvas = new views::ImGuiCanvas;
     m_layoutCanvas->setObjectName("layoutCanvas");
     m_bankCanvas->setObjectName("bankCanvas");
     m_warpCanvas->setObjectName("warpCanvas");
     m_budgetCanvas->setObjectName("budgetCanvas");
     m_sweepCanvas->setObjectName("sweepCanvas");
     m_movementCanvas->setObjectName("movementCanvas");
+    m_scheduleCanvas->setObjectName("scheduleCanvas");
 
     for (views::BackendBarState& bar : m_bars)
         bar.backends = knownBackendNames();
@@ -107,11 +109,14 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             }
         },
         stale);
+    installDraw(
+        m_scheduleCanvas, [this] { views::drawPipelineSchedule(m_schedule, m_scheduleState); }, stale);
     m_sweepPool.setMaxThreadCount(1);
 }
 
-std::array<views::ImGuiCanvas*, 6> CanvasPanels::canvases() const {
-    return {m_layoutCanvas, m_bankCanvas, m_warpCanvas, m_budgetCanvas, m_sweepCanvas, m_movementCanvas};
+std::array<views::ImGuiCanvas*, 7> CanvasPanels::canvases() const {
+    return {m_layoutCanvas, m_bankCanvas,     m_warpCanvas,    m_budgetCanvas,
+            m_sweepCanvas,  m_movementCanvas, m_scheduleCanvas};
 }
 
 size_t CanvasPanels::canvasIndex(const views::ImGuiCanvas* canvas) const {
@@ -280,6 +285,7 @@ void CanvasPanels::setAnalysis(const AnalysisPtr& analysis) {
     m_warp = views::buildWarpPartitionView(kernel, analysis->sources());
     m_budget = views::buildBudgetView(kernel, analysis->plan->target);
     m_movement = views::buildDataMovementView(kernel, analysis->sources());
+    m_schedule = views::buildPipelineScheduleView(kernel, analysis->sources());
     const std::string caption =
         views::backendCaption(analysis->compile->backend, analysis->plan->target, kernel);
     for (views::BackendBarState& bar : m_bars)

@@ -1,4 +1,5 @@
-// The six canvases (layout, bank conflicts, warp partition, shared-memory budget, sweep, data movement) and
+// The seven canvases (layout, bank conflicts, warp partition, shared-memory budget, sweep, data movement,
+// pipeline schedule) and
 // their view models and UI states. On a new analysis it rebuilds every model (pure C++, views/model); each
 // frame the canvases draw them (views/canvas). When a view's state asks for another model (another buffer,
 // swizzle off, another bank row) the model is rebuilt here, never inside the view. Linked selection: a
@@ -39,6 +40,7 @@ public:
     views::ImGuiCanvas* budgetCanvas() const { return m_budgetCanvas; }
     views::ImGuiCanvas* sweepCanvas() const { return m_sweepCanvas; }
     views::ImGuiCanvas* movementCanvas() const { return m_movementCanvas; }
+    views::ImGuiCanvas* scheduleCanvas() const { return m_scheduleCanvas; }
 
     // The current models (tests check that each shows real data).
     const views::LayoutViewModel& layoutModel() const { return m_layout; }
@@ -48,6 +50,7 @@ public:
     const views::BudgetViewModel& budgetModel() const { return m_budget; }
     const views::SweepPlotModel& sweepModel() const { return m_sweep; }
     const views::DataMovementViewModel& movementModel() const { return m_movement; }
+    const views::PipelineScheduleViewModel& scheduleModel() const { return m_schedule; }
     // Why the pictures no longer match the program ("line 40: shared memory needs ..."); empty while they
     // do. The budget view is exempt when it draws the budget the shared-memory check rejected.
     const std::string& outOfDateReason() const { return m_outOfDate; }
@@ -91,7 +94,7 @@ private:
     };
 
     // The canvases in a fixed order; m_bars[i] is canvas i's backend strip.
-    std::array<views::ImGuiCanvas*, 6> canvases() const;
+    std::array<views::ImGuiCanvas*, 7> canvases() const;
     size_t canvasIndex(const views::ImGuiCanvas* canvas) const;
     // Wraps a view's draw function with the backend strip and, while `stale` says so, the out-of-date veil.
     void installDraw(views::ImGuiCanvas* canvas, std::function<void()> draw, std::function<bool()> stale);
@@ -100,7 +103,7 @@ private:
     AnalysisPtr m_analysis; // the last analysis with a plan: what the canvases picture
     std::string m_outOfDate;
     bool m_budgetFromCheck = false; // m_budget is the rejected budget of the failed analysis
-    std::array<views::BackendBarState, 6> m_bars;
+    std::array<views::BackendBarState, 7> m_bars;
     std::vector<BufferEntry> m_buffers;
     std::vector<std::string> m_bufferNames;
     std::string m_layoutShownBuffer; // the buffer the layout state's pan and zoom belong to
@@ -110,18 +113,21 @@ private:
     views::BudgetViewModel m_budget;
     views::SweepPlotModel m_sweep;
     views::DataMovementViewModel m_movement;
+    views::PipelineScheduleViewModel m_schedule;
     views::LayoutViewState m_layoutState;
     views::BankViewState m_bankState;
     views::WarpViewState m_warpState;
     views::BudgetViewState m_budgetState;
     views::SweepViewState m_sweepState;
     views::DataMovementViewState m_movementState;
+    views::PipelineScheduleViewState m_scheduleState;
     views::ImGuiCanvas* m_layoutCanvas;
     views::ImGuiCanvas* m_bankCanvas;
     views::ImGuiCanvas* m_warpCanvas;
     views::ImGuiCanvas* m_budgetCanvas;
     views::ImGuiCanvas* m_sweepCanvas;
     views::ImGuiCanvas* m_movementCanvas;
+    views::ImGuiCanvas* m_scheduleCanvas;
     void applyMeasurements();
     void planSweep(const AnalysisPtr& analysis);
     QThreadPool m_sweepPool;

@@ -219,11 +219,14 @@ void MainWindow::buildDocks() {
         addDock("Stage sweep", "sweepDock", m_canvases->sweepCanvas(), Qt::RightDockWidgetArea);
     QDockWidget* movement =
         addDock("Data movement", "movementDock", m_canvases->movementCanvas(), Qt::RightDockWidgetArea);
+    QDockWidget* schedule =
+        addDock("Pipeline schedule", "scheduleDock", m_canvases->scheduleCanvas(), Qt::RightDockWidgetArea);
     tabifyDockWidget(layout, bank);
     tabifyDockWidget(bank, warp);
     tabifyDockWidget(warp, movement);
     splitDockWidget(layout, budget, Qt::Vertical);
     tabifyDockWidget(budget, sweep);
+    tabifyDockWidget(sweep, schedule);
     layout->raise();
     budget->raise();
     resizeDocks({layout}, {720}, Qt::Horizontal);

@@ -8,6 +8,7 @@
 #include "views/model/BudgetViewModel.h"
 #include "views/model/DataMovementViewModel.h"
 #include "views/model/LayoutViewModel.h"
+#include "views/model/PipelineScheduleViewModel.h"
 #include "views/model/SweepPlotModel.h"
 #include "views/model/WarpPartitionViewModel.h"
 
@@ -93,6 +94,11 @@ void drawBackendBar(BackendBarState& state);
 void drawOutOfDate(const std::string& reason, float top);
 // The banner's colour (tests look for it in the framebuffer).
 inline constexpr Rgba kOutOfDateBanner{230, 160, 20, 255};
+
+struct PipelineScheduleViewState {
+    std::string hover; // the hovered step's label
+};
+void drawPipelineSchedule(const PipelineScheduleViewModel& model, PipelineScheduleViewState& state);
 
 // Helpers shared by the view functions.
 unsigned int packedColor(const Rgba& color);
