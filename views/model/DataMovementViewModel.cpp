@@ -296,7 +296,7 @@ DataMovementViewModel buildDataMovementView(const layout::KernelPlan& kernel, co
 
 std::string dataMovementViewToSvg(const DataMovementViewModel& model) {
     // Three columns, one per memory level; each buffer a box in its level's column; each move an arrow
-    // from its first source's box to its destination's box, labelled with its bytes, one row per move.
+    // from each of its sources' boxes to its destination's box, and a row with its bytes.
     const double column = 230, left = 20, top = 60, boxH = 34, rowH = 18;
     const MemoryLevel levels[] = {MemoryLevel::Global, MemoryLevel::Shared, MemoryLevel::Registers};
     std::map<std::string, std::pair<double, double>> anchor; // buffer -> box centre
@@ -332,9 +332,11 @@ std::string dataMovementViewToSvg(const DataMovementViewModel& model) {
     for (size_t i = 0; i < model.moves.size(); ++i) {
         const DataMove& m = model.moves[i];
         const Rgba color = categoricalColor(int(i), int64_t(std::max<size_t>(model.moves.size(), 1)));
-        auto from = anchor.find(m.from.empty() ? "" : m.from.front());
         auto to = anchor.find(m.to);
-        if (from != anchor.end() && to != anchor.end()) {
+        for (const std::string& source : m.from) {
+            auto from = anchor.find(source);
+            if (from == anchor.end() || to == anchor.end())
+                continue;
             svg.line(from->second.first, from->second.second, to->second.first, to->second.second, color, 2);
             svg.circle(to->second.first, to->second.second, 4, color);
             svg.title(m.summary());
