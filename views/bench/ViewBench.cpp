@@ -2,8 +2,8 @@
 // (the whole pipeline, layout passes and bank analysis included), then build every canvas's view model
 // (the first buffer's layout, bank conflicts, warp partition, budget, stage sweep) and the code views' text
 // (the generated CUDA with its line links, and every pass's snapshot). Prints the median and
-// the ratio to the budgets the product promises (16 ms for GEMM and the smaller samples, 50 ms for MLA decode). A benchmark, not a
-// test: it never fails on timing.
+// the ratio to the budgets the product promises (16 ms for GEMM and the smaller samples, 50 ms for MLA
+// decode). A benchmark, not a test: it never fails on timing.
 #include "engine/catalog/SampleCatalog.h"
 #include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassSnapshots.h"
