@@ -112,14 +112,17 @@ def tilelang_kernel(file, name, params):
 
 
 EDITED = tempfile.mkdtemp(prefix="bench-vs-tilelang-")
+_edited_paths = {}  # case label -> the edited copy this process wrote
 
 
 def source_of(case):
-    """The file both compilers get: the sample, or a copy with the case's literal edits."""
+    """The file both compilers get: the sample, or a copy with the case's literal edits (written once)."""
     path = os.path.join(SAMPLES, case[1])
     edits = case[6] if len(case) > 6 else None
     if not edits:
         return path
+    if case[0] in _edited_paths:
+        return _edited_paths[case[0]]
     with open(path) as f:
         text = f.read()
     for old, new in edits.items():
@@ -129,6 +132,7 @@ def source_of(case):
     edited = os.path.join(EDITED, case[0] + "-" + case[1])
     with open(edited, "w") as f:
         f.write(text)
+    _edited_paths[case[0]] = edited
     return edited
 
 

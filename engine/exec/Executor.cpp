@@ -761,38 +761,6 @@ private:
         return count;
     }
 
-    // What an uninitialized on-chip buffer holds: something that shows up when read before written.
-    static double uninitializedValue(DType type) {
-        switch (type) {
-        case DType::Float8E4M3:
-        case DType::Float8E5M2:
-        case DType::Float16:
-        case DType::BFloat16:
-        case DType::Float32:
-        case DType::Float64:
-            return std::numeric_limits<double>::quiet_NaN();
-        case DType::Bool:
-            return 0;
-        case DType::Int8:
-            return -128.0;
-        case DType::Int16:
-            return -32768.0;
-        case DType::Int32:
-            return -2147483648.0;
-        case DType::Int64:
-            return -9223372036854775808.0;
-        case DType::UInt8:
-            return 255.0;
-        case DType::UInt16:
-            return 65535.0;
-        case DType::UInt32:
-            return 4294967295.0;
-        case DType::UInt64:
-            return integerToStored(-1, DType::UInt64);
-        }
-        return 0;
-    }
-
     void execKernel(const Stmt& s) {
         std::vector<int64_t> grid;
         for (const ExprPtr& extent : s.grid)
@@ -1294,6 +1262,38 @@ private:
 };
 
 } // namespace
+
+double uninitializedValue(ir::DType type) {
+    using ir::DType;
+    switch (type) {
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+    case DType::Float64:
+        return std::numeric_limits<double>::quiet_NaN();
+    case DType::Bool:
+        return 0;
+    case DType::Int8:
+        return -128.0;
+    case DType::Int16:
+        return -32768.0;
+    case DType::Int32:
+        return -2147483648.0;
+    case DType::Int64:
+        return -9223372036854775808.0;
+    case DType::UInt8:
+        return 255.0;
+    case DType::UInt16:
+        return 65535.0;
+    case DType::UInt32:
+        return 4294967295.0;
+    case DType::UInt64:
+        return integerToStored(-1, DType::UInt64);
+    }
+    return 0;
+}
 
 bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::vector<HostTensor>& params,
                      const std::map<std::string, int64_t>& dynamicDims, DiagnosticEngine& diags,

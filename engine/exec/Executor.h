@@ -53,6 +53,11 @@ struct ExecutionLog {
     int64_t steps = 0;               // as counted against ExecutionLimits::maxSteps
 };
 
+// What an uninitialized on-chip buffer holds (shared, fragment, local): NaN for floats, the most negative
+// value for signed integers, all ones for unsigned ones, so that a read before a write shows. The JIT fills
+// its buffers with the same values.
+double uninitializedValue(ir::DType type);
+
 // Runs `func` on `params` (one tensor per PrimFunc parameter, in order, with the parameter's dtype and
 // shape), writing outputs in place. Dynamic dims are looked up by var name. Returns false after reporting
 // an error diagnostic; params may then be partly written.

@@ -2,6 +2,7 @@
 // block, counted loops for every loop kind (serial, unrolled, parallel and pipelined loops all run their
 // iterations in order, as in the interpreter), conditionals, element stores, bounds checks and the
 // failure exits that report an ErrorSite.
+#include "engine/exec/Executor.h"
 #include "engine/exec/HostTensor.h"
 #include "engine/jit/Lowering.h"
 
@@ -25,38 +26,6 @@ using ir::StmtKind;
 using llvm::Value;
 
 namespace {
-
-// What an uninitialized on-chip buffer holds in the interpreter (Executor.cpp's uninitializedValue).
-double uninitializedValue(DType type) {
-    switch (type) {
-    case DType::Float8E4M3:
-    case DType::Float8E5M2:
-    case DType::Float16:
-    case DType::BFloat16:
-    case DType::Float32:
-    case DType::Float64:
-        return std::numeric_limits<double>::quiet_NaN();
-    case DType::Bool:
-        return 0;
-    case DType::Int8:
-        return -128.0;
-    case DType::Int16:
-        return -32768.0;
-    case DType::Int32:
-        return -2147483648.0;
-    case DType::Int64:
-        return -9223372036854775808.0;
-    case DType::UInt8:
-        return 255.0;
-    case DType::UInt16:
-        return 65535.0;
-    case DType::UInt32:
-        return 4294967295.0;
-    case DType::UInt64:
-        return integerToStored(-1, DType::UInt64);
-    }
-    return 0;
-}
 
 // On-chip buffers live on the worker's stack (ThreadPool gives workers 64 MiB).
 constexpr int64_t kMaxStackBytes = int64_t(32) << 20;

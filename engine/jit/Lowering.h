@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::jit {
@@ -142,6 +143,7 @@ private:
     };
     Rect evalRect(const ir::Region& region, SourceRange range);
     bool provenInside(const Rect& r, size_t dim);
+    std::pair<llvm::Value*, llvm::Value*> insideRange(llvm::Value* min, int64_t extent, int64_t tensorExtent);
     llvm::Value* rectInside(const Rect& r, const std::vector<size_t>& dims); // i1, runtime check
     void checkRectInside(const Rect& r, const ir::Stmt& s);
     void lowerCopyLike(const ir::Stmt& s, bool atomic);

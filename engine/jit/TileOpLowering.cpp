@@ -13,6 +13,8 @@
 #include <functional>
 #include <limits>
 #include <llvm/IR/GlobalVariable.h>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace tb::jit {
@@ -69,6 +71,16 @@ Lowerer::Rect Lowerer::evalRect(const ir::Region& region, SourceRange range) {
         r.extents.push_back(*extent);
     }
     return r;
+}
+
+// The part [lo, hi) of a tile's `extent` positions along one dimension, starting at `min`, that lies inside
+// [0, tensorExtent): out-of-range loads read 0 and out-of-range stores are dropped.
+std::pair<Value*, Value*> Lowerer::insideRange(Value* min, int64_t extent, int64_t tensorExtent) {
+    auto clamp = [&](Value* v) {
+        Value* atLeast = m_b.CreateSelect(m_b.CreateICmpSLT(v, i64(0)), i64(0), v);
+        return m_b.CreateSelect(m_b.CreateICmpSGT(atLeast, i64(extent)), i64(extent), atLeast);
+    };
+    return {clamp(m_b.CreateSub(i64(0), min)), clamp(m_b.CreateSub(i64(tensorExtent), min))};
 }
 
 bool Lowerer::provenInside(const Rect& r, size_t dim) {
@@ -175,12 +187,7 @@ void Lowerer::lowerCopyLike(const Stmt& s, bool atomic) {
             hi[k] = i64(extent);
             continue;
         }
-        auto clamp = [&](Value* v) {
-            Value* atLeast = m_b.CreateSelect(m_b.CreateICmpSLT(v, i64(0)), i64(0), v);
-            return m_b.CreateSelect(m_b.CreateICmpSGT(atLeast, i64(extent)), i64(extent), atLeast);
-        };
-        lo[k] = clamp(m_b.CreateSub(i64(0), dst.mins[d]));
-        hi[k] = clamp(m_b.CreateSub(i64(dstShape.shape[d]), dst.mins[d]));
+        std::tie(lo[k], hi[k]) = insideRange(dst.mins[d], extent, dstShape.shape[d]);
     }
     bool srcGuarded = false;
     if (isGlobal(src.buffer))
@@ -249,12 +256,7 @@ void Lowerer::lowerFill(const Stmt& s) {
             hi[d] = i64(extent);
             continue;
         }
-        auto clamp = [&](Value* v) {
-            Value* atLeast = m_b.CreateSelect(m_b.CreateICmpSLT(v, i64(0)), i64(0), v);
-            return m_b.CreateSelect(m_b.CreateICmpSGT(atLeast, i64(extent)), i64(extent), atLeast);
-        };
-        lo[d] = clamp(m_b.CreateSub(i64(0), dst.mins[d]));
-        hi[d] = clamp(m_b.CreateSub(i64(shape.shape[d]), dst.mins[d]));
+        std::tie(lo[d], hi[d]) = insideRange(dst.mins[d], extent, shape.shape[d]);
     }
     std::function<void(size_t)> nest = [&](size_t d) {
         if (d < rank) {

@@ -45,6 +45,12 @@ FileId SourceManager::addFile(std::string name, std::string text) {
     return static_cast<FileId>(m_files.size() - 1);
 }
 
+uint32_t SourceManager::lineOf(const SourceRange& range) const {
+    if (!range.valid || range.file >= m_files.size())
+        return 0;
+    return m_files[range.file].lineCol(range.begin).line;
+}
+
 std::string SourceManager::describe(const SourceRange& range) const {
     if (!range.valid || range.file >= m_files.size())
         return "<unknown>";

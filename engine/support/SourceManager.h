@@ -53,6 +53,8 @@ public:
     size_t fileCount() const { return m_files.size(); }
     // "name:line:col" of the start of a range, or "<unknown>".
     std::string describe(const SourceRange& range) const;
+    // The 1-based line where a range starts; 0 for an invalid range or an unknown file.
+    uint32_t lineOf(const SourceRange& range) const;
 
 private:
     std::vector<SourceFile> m_files;

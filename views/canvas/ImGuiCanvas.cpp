@@ -199,28 +199,24 @@ void ImGuiCanvas::mouseMoveEvent(QMouseEvent* event) {
     queueInput(e);
 }
 
-void ImGuiCanvas::mousePressEvent(QMouseEvent* event) {
+void ImGuiCanvas::queueButton(QMouseEvent* event, bool down) {
     if (int b = imguiButton(event->button()); b >= 0) {
         QueuedInput e;
         e.kind = QueuedInput::Kind::Button;
         e.x = float(event->position().x());
         e.y = float(event->position().y());
         e.button = b;
-        e.down = true;
+        e.down = down;
         queueInput(e);
     }
 }
 
+void ImGuiCanvas::mousePressEvent(QMouseEvent* event) {
+    queueButton(event, true);
+}
+
 void ImGuiCanvas::mouseReleaseEvent(QMouseEvent* event) {
-    if (int b = imguiButton(event->button()); b >= 0) {
-        QueuedInput e;
-        e.kind = QueuedInput::Kind::Button;
-        e.x = float(event->position().x());
-        e.y = float(event->position().y());
-        e.button = b;
-        e.down = false;
-        queueInput(e);
-    }
+    queueButton(event, false);
 }
 
 void ImGuiCanvas::wheelEvent(QWheelEvent* event) {

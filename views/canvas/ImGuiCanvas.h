@@ -56,6 +56,7 @@ private:
         bool ctrl = false;
     };
     void queueInput(const QueuedInput& input);
+    void queueButton(QMouseEvent* event, bool down); // a press or release of a button ImGui knows
     void applyQueuedInput();
     std::deque<QueuedInput> m_input;
 

@@ -60,10 +60,7 @@ void addArenaBars(BudgetViewModel& model, const layout::KernelPlan& kernel,
     for (const layout::SharedArenaSlot& slot : arena.slots) {
         BudgetBar bar;
         bar.buffer = slot.buffer ? slot.buffer->name : "?";
-        const layout::SharedBufferPlan* plan = nullptr;
-        for (const layout::SharedBufferPlan& b : kernel.sharedBuffers)
-            if (b.buffer == slot.buffer)
-                plan = &b;
+        const layout::SharedBufferPlan* plan = kernel.sharedOf(slot.buffer);
         bar.layout =
             plan && slot.usesPlannedLayout ? layout::sharedLayoutKindName(plan->choice.kind) : "row-major";
         bar.bytesPerStage = slot.stageBytes;

@@ -2,7 +2,6 @@
 // trip counts of the loops around them, and the instruction the plan chose for each.
 #include "views/model/DataMovementViewModel.h"
 
-#include "engine/ir/IntEvaluation.h"
 #include "engine/ir/IrQueries.h"
 #include "views/model/Color.h"
 #include "views/model/SvgWriter.h"
@@ -19,12 +18,6 @@ namespace tb::views {
 
 namespace {
 
-uint32_t lineOf(const SourceManager& sources, const SourceRange& range) {
-    if (!range.valid || range.file >= sources.fileCount())
-        return 0;
-    return sources.file(range.file).lineCol(range.begin).line;
-}
-
 MemoryLevel levelOf(const ir::Buffer* buffer) {
     if (!buffer)
         return MemoryLevel::Global;
@@ -36,12 +29,6 @@ MemoryLevel levelOf(const ir::Buffer* buffer) {
     default:
         return MemoryLevel::Registers;
     }
-}
-
-std::optional<int64_t> constant(const ir::ExprPtr& e) {
-    if (!e)
-        return std::nullopt;
-    return ir::evaluateInt(e, [](const ir::Var&) { return std::optional<int64_t>(); });
 }
 
 int64_t regionBytes(const ir::Region& region) {
@@ -74,7 +61,7 @@ std::string shapeText(const ir::Buffer& b) {
 int64_t executionsOf(const std::vector<const ir::Stmt*>& enclosing) {
     int64_t n = 1;
     for (const ir::Stmt* loop : enclosing) {
-        auto extent = constant(loop->extent);
+        auto extent = ir::constantInt(loop->extent);
         if (!extent)
             return -1;
         n *= std::max<int64_t>(*extent, 0);
@@ -267,8 +254,8 @@ DataMovementViewModel buildDataMovementView(const layout::KernelPlan& kernel, co
     ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>& enclosing) {
         if (s.kind == ir::StmtKind::For && s.loopKind == ir::LoopKind::Pipelined) {
             PipelineStages p;
-            p.line = lineOf(sources, s.range);
-            p.iterations = constant(s.extent).value_or(-1);
+            p.line = sources.lineOf(s.range);
+            p.iterations = ir::constantInt(s.extent).value_or(-1);
             if (const layout::PipelineSchedule* schedule = kernel.schedule.pipelineOf(&s)) {
                 p.stages = schedule->stages;
                 p.shape = layout::pipelineShapeName(schedule->shape);
@@ -283,7 +270,7 @@ DataMovementViewModel buildDataMovementView(const layout::KernelPlan& kernel, co
         std::optional<DataMove> move = moveOf(kernel, s);
         if (!move)
             return;
-        move->line = lineOf(sources, s.range);
+        move->line = sources.lineOf(s.range);
         move->executionsPerBlock = executionsOf(enclosing);
         for (auto it = enclosing.rbegin(); it != enclosing.rend() && move->pipeline < 0; ++it)
             if (auto found = pipelineIndex.find(*it); found != pipelineIndex.end())

@@ -3,7 +3,6 @@
 // after it is issued), so the picture shows where the stages hide the loads and where the compute waits.
 #include "views/model/PipelineScheduleViewModel.h"
 
-#include "engine/ir/IntEvaluation.h"
 #include "engine/ir/IrQueries.h"
 #include "views/model/Color.h"
 #include "views/model/SvgWriter.h"
@@ -21,12 +20,6 @@ namespace {
 
 // A load lands this many compute iterations after it was issued: the model's one assumption.
 constexpr int64_t kLoadLatency = 2;
-
-uint32_t lineOf(const SourceManager& sources, const SourceRange& range) {
-    if (!range.valid || range.file >= sources.fileCount())
-        return 0;
-    return sources.file(range.file).lineCol(range.begin).line;
-}
 
 struct Lanes {
     std::string loads, compute;
@@ -56,12 +49,11 @@ int64_t aheadOf(layout::PipelineShape shape, int stages) {
 PipelineTimeline simulate(const layout::PipelineSchedule& schedule, const ir::Stmt& loop,
                           const SourceManager& sources) {
     PipelineTimeline t;
-    t.line = lineOf(sources, loop.range);
+    t.line = sources.lineOf(loop.range);
     t.shape = layout::pipelineShapeName(schedule.shape);
     t.stages = std::max(1, schedule.stages);
     t.description = schedule.description;
-    t.iterations =
-        ir::evaluateInt(loop.extent, [](const ir::Var&) { return std::optional<int64_t>(); }).value_or(-1);
+    t.iterations = ir::constantInt(loop.extent).value_or(-1);
     t.shownIterations = t.iterations < 0 ? t.stages + 4 : std::min<int64_t>(t.iterations, t.stages + 4);
     const Lanes lanes = lanesOf(schedule.shape);
     t.lanes = {lanes.loads, lanes.compute};

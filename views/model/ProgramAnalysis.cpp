@@ -22,9 +22,7 @@ std::vector<Diagnostic> ProgramAnalysis::diagnostics() const {
 }
 
 uint32_t ProgramAnalysis::lineOf(const SourceRange& range) const {
-    if (!compile || !range.valid || range.file >= compile->sources.fileCount())
-        return 0;
-    return compile->sources.file(range.file).lineCol(range.begin).line;
+    return compile ? compile->sources.lineOf(range) : 0;
 }
 
 std::vector<int> ProgramAnalysis::irLinesOfSourceLine(uint32_t line) const {

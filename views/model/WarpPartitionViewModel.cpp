@@ -12,12 +12,6 @@ namespace tb::views {
 
 namespace {
 
-uint32_t lineOf(const SourceManager& sources, const SourceRange& range) {
-    if (!range.valid || range.file >= sources.fileCount())
-        return 0;
-    return sources.file(range.file).lineCol(range.begin).line;
-}
-
 std::string regionName(const ir::Region& region) {
     return region.buffer ? region.buffer->name : "?";
 }
@@ -52,7 +46,7 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
         GemmPartition p;
         const layout::WarpGrid& g = plan.grid;
         const ir::Stmt* gemm = plan.gemm;
-        p.line = gemm ? lineOf(sources, gemm->range) : 0;
+        p.line = gemm ? sources.lineOf(gemm->range) : 0;
         p.M = g.M;
         p.N = g.N;
         p.atomM = g.atomM;
@@ -125,7 +119,7 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
             x.fragment = src->name;
             x.shared = dst->name;
             x.producerLine = producer->line;
-            x.copyLine = lineOf(sources, copy->range);
+            x.copyLine = sources.lineOf(copy->range);
             x.consumerLine = consumer->line;
             std::string split = producer->warpgroups > 1
                                     ? std::to_string(producer->warpgroups) + " warpgroups"

@@ -13,12 +13,6 @@ namespace tb::layout {
 
 namespace {
 
-uint32_t lineOf(const SourceRange& range, const SourceManager& sources) {
-    if (!range.valid || range.file >= sources.fileCount())
-        return 0;
-    return sources.file(range.file).lineCol(range.begin).line;
-}
-
 uint32_t columnOf(const SourceRange& range, const SourceManager& sources) {
     if (!range.valid || range.file >= sources.fileCount())
         return 0;
@@ -30,7 +24,7 @@ std::vector<const SharedAccessPlan*> sortedAccesses(const KernelPlan& kernel, co
     for (const SharedAccessPlan& access : kernel.sharedAccesses)
         out.push_back(&access);
     std::stable_sort(out.begin(), out.end(), [&](const SharedAccessPlan* a, const SharedAccessPlan* b) {
-        return lineOf(a->range, sources) < lineOf(b->range, sources);
+        return sources.lineOf(a->range) < sources.lineOf(b->range);
     });
     return out;
 }
@@ -161,13 +155,13 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
             if (a->rowSpreadInstructionsPerBlock > 0)
                 flags += " [row-spread x" + num(a->rowSpreadInstructionsPerBlock) + "]";
             table.add(
-                {num(lineOf(a->range, sources)), a->buffer ? a->buffer->name : "red_buf", a->role + flags,
+                {num(sources.lineOf(a->range)), a->buffer ? a->buffer->name : "red_buf", a->role + flags,
                  a->instruction, num(a->executionsPerBlock) + (a->executionsExact ? "" : "?"),
                  num(a->instructionsPerBlock), num(a->idealWavefrontsPerBlock), num(a->wavefrontsPerBlock),
                  num(a->hardware.conflictWays), num(a->wavefrontsPerBlockUnswizzled),
                  num(a->hardwareUnswizzled.conflictWays), num(a->sassWavefrontsPerBlock)});
             if (!a->note.empty())
-                notes.push_back("  line " + num(lineOf(a->range, sources)) + " " + a->role + ": " + a->note);
+                notes.push_back("  line " + num(sources.lineOf(a->range)) + " " + a->role + ": " + a->note);
         }
         out += table.str();
         for (const std::string& note : notes)
@@ -223,13 +217,13 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
         KernelBankTotals totals = bankTotalsPerKernel(kernel);
         json.beginObject();
         json.field("name", kernelName(kernel, k));
-        json.field("line", kernel.kernel ? lineOf(kernel.kernel->range, sources) : 0u);
+        json.field("line", kernel.kernel ? sources.lineOf(kernel.kernel->range) : 0u);
         json.field("threads", kernel.threads);
         json.field("blocks", totals.blocks);
         json.key("accesses").beginArray();
         for (const SharedAccessPlan* a : sortedAccesses(kernel, sources)) {
             json.beginObject();
-            json.field("line", lineOf(a->range, sources));
+            json.field("line", sources.lineOf(a->range));
             json.field("column", columnOf(a->range, sources));
             json.key("buffer");
             if (a->buffer)
