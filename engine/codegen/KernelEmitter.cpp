@@ -233,7 +233,9 @@ void KernelEmitter::dropUnusedIndexLines(size_t first, size_t count) {
         return false;
     };
     std::vector<EmittedLine>& out = *m_out;
-    for (size_t i = first + count; i-- > first;) {
+    // Where the lines after the declarations start: each erased declaration moves them up by one.
+    size_t bodyStart = first + count;
+    for (size_t i = bodyStart; i-- > first;) {
         const std::string& text = out[i].text;
         size_t start = text.find("const int ");
         if (start == std::string::npos)
@@ -244,10 +246,12 @@ void KernelEmitter::dropUnusedIndexLines(size_t first, size_t count) {
         std::string name = text.substr(nameStart, nameEnd - nameStart);
         std::string declaration = "const int " + name + " = ";
         bool used = false;
-        for (size_t j = first + count; j < out.size() && !used; ++j)
+        for (size_t j = bodyStart; j < out.size() && !used; ++j)
             used = out[j].text.find(declaration) == std::string::npos && mentions(out[j].text, name);
-        if (!used)
+        if (!used) {
             out.erase(out.begin() + long(i));
+            --bodyStart;
+        }
     }
 }
 

@@ -3,10 +3,12 @@
 #include "CodegenTestSupport.h"
 #include "engine/gpu/Nvrtc.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <vector>
 
 using namespace tb;
 using namespace tb::codegen;
@@ -79,3 +81,38 @@ TEST(CodegenNvrtc, GemmOnRunTimeSlicesKeepsPerLoadLaneFormulas) {
             }
         }
 }
+
+// Programs the GPU fuzzer found generating CUDA that NVRTC rejects (each file says how): both backends,
+// every architecture the backend emits for.
+class FuzzReproducerNvrtc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FuzzReproducerNvrtc, CompilesOnBothBackends) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        PlannedProgram p = planTestProgram(GetParam(), {}, backend);
+        ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+        std::string errors;
+        CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << errors;
+        for (const GeneratedUnit& unit : code.units)
+            for (const GeneratedKernel& k : unit.kernels)
+                for (const char* arch : backend == Backend::Hopper ? std::vector<const char*>{"sm_90a"}
+                                                                   : std::vector<const char*>{"sm_80", "sm_90a"}) {
+                    gpu::CudaCompileOptions options;
+                    options.arch = arch;
+                    gpu::CudaCompileResult r = gpu::compileCuda(unit.source, k.name, options);
+                    EXPECT_TRUE(r.ok) << backendName(backend) << " " << arch << " " << k.name << ":\n"
+                                      << r.log << "\n"
+                                      << unit.source;
+                }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, FuzzReproducerNvrtc,
+                         ::testing::Values("fuzz_one_index_var.py", "fuzz_replicated_copy.py"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string name = info.param.substr(0, info.param.size() - 3);
+                             name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+                             return name;
+                         });
