@@ -343,12 +343,14 @@ step "differential fuzzing (docs/fuzzing.md): each GPU backend against the CPU o
 # side (generation, both compiles, the CPU oracle), and the GPU is shared.
 gjobs=${FUZZ_GPU_JOBS:-8}
 for ((i = 0; i < gjobs; ++i)); do
-    "$FUZZ" --gpu --seed $((1 + i * 1000000)) --count $(( (${FUZZ_GPU_COUNT:-2000} + gjobs - 1) / gjobs )) \
-        --progress 50 --out "$LOGS/fuzz-gpu" >"$LOGS/fuzz-gpu-$i.log" 2>&1 &
+    # FUZZ_GPU_SEED_OFFSET continues an earlier run's ranges; FUZZ_GPU_SECONDS bounds each fuzzer's time.
+    "$FUZZ" --gpu --seed $((1 + i * 1000000 + ${FUZZ_GPU_SEED_OFFSET:-0})) \
+        --count $(( (${FUZZ_GPU_COUNT:-2000} + gjobs - 1) / gjobs )) --seconds "${FUZZ_GPU_SECONDS:-0}" \
+        --progress 10 --out "$LOGS/fuzz-gpu" >"$LOGS/fuzz-gpu-$i.log" 2>&1 &
 done
 wait
 for ((i = 0; i < gjobs; ++i)); do
-    row "fuzz_diff --gpu seeds $((1 + i * 1000000))..." "$(tail -n 1 "$LOGS/fuzz-gpu-$i.log" | cut -c1-120)"
+    row "fuzz_diff --gpu seeds $((1 + i * 1000000 + ${FUZZ_GPU_SEED_OFFSET:-0}))..." "$(grep '^fuzz_diff: [0-9]* programs' "$LOGS/fuzz-gpu-$i.log" | tail -n 1 | cut -c1-130)"
 done
 # The CPU comparison needs the JIT (LLVM 16), which this machine may not have.
 if grep -q "CPU JIT with LLVM" "$LOGS/build.log" 2>/dev/null; then
