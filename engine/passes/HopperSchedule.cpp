@@ -319,7 +319,9 @@ int64_t planBarrierRings(const layout::KernelPlan& kernel, layout::PipelineSched
                                     s->a.buffer && s->a.buffer->scope == MemoryScope::Shared);
         (sharedWgmma ? gemms : others) += 1;
     }
-    pipeline.wgmmaBatchInFlight = gemms == 1 && others == 0 && pipeline.rings.size() == 1;
+    // A batch in flight still reads its stage, which is given back one iteration later: with a single stage
+    // the producer would wait for that release while the consumer waits for the producer's next tile.
+    pipeline.wgmmaBatchInFlight = gemms == 1 && others == 0 && pipeline.rings.size() == 1 && stages >= 2;
     return int64_t(pipeline.rings.size()) * 2 * stages * 8;
 }
 

@@ -97,8 +97,9 @@ TEST_P(FuzzReproducerNvrtc, CompilesOnBothBackends) {
         ASSERT_TRUE(code.ok) << errors;
         for (const GeneratedUnit& unit : code.units)
             for (const GeneratedKernel& k : unit.kernels)
-                for (const char* arch : backend == Backend::Hopper ? std::vector<const char*>{"sm_90a"}
-                                                                   : std::vector<const char*>{"sm_80", "sm_90a"}) {
+                for (const char* arch : backend == Backend::Hopper
+                                            ? std::vector<const char*>{"sm_90a"}
+                                            : std::vector<const char*>{"sm_80", "sm_90a"}) {
                     gpu::CudaCompileOptions options;
                     options.arch = arch;
                     gpu::CudaCompileResult r = gpu::compileCuda(unit.source, k.name, options);

@@ -71,6 +71,37 @@ TEST(HopperCodegen, GemmIsWarpSpecializedWgmmaOnTma) {
     EXPECT_EQ(tensorMaps, 2);
 }
 
+// With one stage there is no other stage to give back while a wgmma batch still reads this one: the consumer
+// waits for its batch and releases the stage in the same iteration (fuzz_diff found the deadlock).
+TEST(HopperCodegen, ASingleStagePipelineReleasesItsStageEveryIteration) {
+    PlannedProgram p = planTestProgram("fuzz_single_stage_wgmma.py", {}, Backend::Hopper);
+    ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+    const layout::KernelPlan& k = firstKernel(p);
+    ASSERT_TRUE(k.schedule.warpSpecialization.enabled) << k.schedule.warpSpecialization.reason;
+    ASSERT_EQ(k.schedule.pipelines.size(), 1u);
+    const layout::PipelineSchedule& pipe = k.schedule.pipelines[0];
+    EXPECT_EQ(pipe.stages, 1);
+    EXPECT_FALSE(pipe.wgmmaBatchInFlight);
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
+    const std::string& src = code.units[0].source;
+    EXPECT_EQ(src.find("tb_wgmma_wait<1>();"), std::string::npos) << src;
+    EXPECT_EQ(src.find("the previous stage is free"), std::string::npos);
+    // Released after the wait for the batch, in the loop.
+    const size_t wait = src.find("tb_wgmma_wait<0>();", src.find("tb_wgmma_commit();"));
+    const size_t release = src.find("); // this stage is free");
+    ASSERT_NE(wait, std::string::npos);
+    ASSERT_NE(release, std::string::npos);
+    EXPECT_LT(wait, release);
+    gpu::CudaCompileOptions options;
+    options.arch = "sm_90a";
+    if (!gpu::nvrtcVersionString().empty()) {
+        gpu::CudaCompileResult r = gpu::compileCuda(src, code.units[0].kernels[0].name, options);
+        EXPECT_TRUE(r.ok) << r.log;
+    }
+}
+
 TEST(HopperCodegen, MlaDecodeSplitsItsWarpgroupsAndMovesRegisters) {
     PlannedProgram p = planSample("07_mla_decode.py", {}, Backend::Hopper);
     ASSERT_TRUE(p.ok()) << p.planErrors;
