@@ -36,6 +36,8 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
     m_movementCanvas->setObjectName("movementCanvas");
     m_scheduleCanvas->setObjectName("scheduleCanvas");
 
+    for (views::ImGuiCanvas* canvas : canvases())
+        installExportMenu(canvas);
     for (views::BackendBarState& bar : m_bars)
         bar.backends = knownBackendNames();
     setBackend(backendName(defaultBackend(targetSm90a())));

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+class QMenu;
+
 namespace tb::app {
 
 class CanvasPanels : public QObject {
@@ -57,6 +59,13 @@ public:
     bool outOfDate(const views::ImGuiCanvas* canvas) const;
     // The backend strip of one canvas (caption, choice positions for hit tests).
     const views::BackendBarState& backendBar(const views::ImGuiCanvas* canvas) const;
+    // A canvas' picture as its context menu exports it: the view model's SVG under the canvas' backend
+    // caption, with the out-of-date banner while the canvas shows one.
+    std::string canvasSvg(const views::ImGuiCanvas* canvas) const;
+    // Writes canvasSvg for a .svg path, the rendered canvas for a .png path; false when it cannot.
+    bool exportCanvas(views::ImGuiCanvas* canvas, const QString& path);
+    // The menu a right click on a canvas opens: Export SVG..., Export PNG... (each asks for a file).
+    QMenu* exportMenu(views::ImGuiCanvas* canvas);
     views::LayoutViewState& layoutState() { return m_layoutState; }
     views::BankViewState& bankState() { return m_bankState; }
     // Rebuilds the layout model for the current layout state (after a test changes it).
@@ -85,6 +94,8 @@ signals:
     void registersRequested();
     // The user picked another backend on a canvas' strip.
     void backendRequested(const QString& name);
+    // An export from a canvas' context menu could not be written ("cannot write PATH").
+    void exportFailed(const QString& message);
 
 private:
     struct BufferEntry {
@@ -99,6 +110,7 @@ private:
     // Wraps a view's draw function with the backend strip and, while `stale` says so, the out-of-date veil.
     void installDraw(views::ImGuiCanvas* canvas, std::function<void()> draw, std::function<bool()> stale);
     void showOutOfDate(const views::ProgramAnalysis& failed);
+    void installExportMenu(views::ImGuiCanvas* canvas);
 
     AnalysisPtr m_analysis; // the last analysis with a plan: what the canvases picture
     std::string m_outOfDate;

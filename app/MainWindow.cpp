@@ -1,6 +1,7 @@
 // Window assembly, the document flow (edit -> debounced compile -> every view) and the panels' actions.
 #include "app/MainWindow.h"
 
+#include "app/FindBar.h"
 #include "app/LessonPanel.h"
 #include "engine/catalog/LessonCatalog.h"
 #include "engine/catalog/SampleCatalog.h"
@@ -19,6 +20,7 @@
 #include <QFileInfo>
 #include <QFont>
 #include <QFormLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -103,13 +105,22 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     initTileBenchResources();
     setObjectName("mainWindow");
     setWindowIcon(QIcon(":/tilebench.svg"));
-    setCentralWidget(m_editor);
+    // The editor with its find bar below it.
+    auto* central = new QWidget;
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_editor);
+    m_findBar = new FindBar(m_editor, central);
+    column->addWidget(m_findBar);
+    setCentralWidget(central);
     m_editor->setObjectName("editor");
     setAcceptDrops(true); // a dropped .py file opens (after asking about unsaved changes)
     setDockNestingEnabled(true);
     buildDocks();
     buildMenus();
     resize(1560, 960);
+    m_defaultLayout = saveState(); // View > Reset Layout returns here, whatever the settings restored
 
     // "Modified" is the document's own flag: set by edits, cleared when Ctrl+Z returns to the saved text,
     // untouched by re-highlighting. The unsaved-changes question relies on it.
@@ -124,6 +135,8 @@ MainWindow::MainWindow(Recovery recovery, QWidget* parent)
     connect(&m_compiler, &CompileService::analysisReady, this, &MainWindow::showAnalysis);
     connect(m_canvases, &CanvasPanels::lineClicked, this, [this](int line) { m_editor->gotoLine(line); });
     connect(m_canvases, &CanvasPanels::stagesVariantRequested, this, &MainWindow::openStagesVariant);
+    connect(m_canvases, &CanvasPanels::exportFailed, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(m_canvases, &CanvasPanels::backendRequested, this, [this](const QString& name) {
         if (std::optional<Backend> b = parseBackend(name.toStdString()))
             setBackend(*b);
@@ -290,6 +303,8 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 
+    buildEditMenu();
+
     QMenu* run = menuBar()->addMenu("&Run");
     run->addAction("&Run", QKeySequence("Ctrl+R"), this, &MainWindow::runProgram);
     run->addAction("&Bench", QKeySequence("Ctrl+B"), this, [this] { m_runPanel->bench(); });
@@ -314,6 +329,7 @@ void MainWindow::buildMenus() {
         connect(a, &QAction::triggered, this, [this, name] { setBackend(*parseBackend(name)); });
         m_backendActions.push_back(a);
     }
+    view->addAction("&Reset Layout", this, [this] { resetLayout(); });
     view->addSeparator();
     for (QDockWidget* d : m_docks)
         view->addAction(d->toggleViewAction());
@@ -323,6 +339,43 @@ void MainWindow::buildMenus() {
     for (const Lesson& l : lessons())
         lessonMenu->addAction(QString("%1. %2").arg(l.number).arg(QString::fromStdString(l.title)), this,
                               [this, number = l.number] { openLesson(number); });
+}
+
+void MainWindow::buildEditMenu() {
+    QMenu* edit = menuBar()->addMenu("&Edit");
+    QAction* undo = edit->addAction("&Undo", QKeySequence::Undo, m_editor, &QPlainTextEdit::undo);
+    QAction* redo = edit->addAction("&Redo", QKeySequence::Redo, m_editor, &QPlainTextEdit::redo);
+    undo->setEnabled(false);
+    redo->setEnabled(false);
+    connect(m_editor, &QPlainTextEdit::undoAvailable, undo, &QAction::setEnabled);
+    connect(m_editor, &QPlainTextEdit::redoAvailable, redo, &QAction::setEnabled);
+    edit->addSeparator();
+    edit->addAction("Cu&t", QKeySequence::Cut, m_editor, &QPlainTextEdit::cut);
+    edit->addAction("&Copy", QKeySequence::Copy, m_editor, &QPlainTextEdit::copy);
+    edit->addAction("&Paste", QKeySequence::Paste, m_editor, &QPlainTextEdit::paste);
+    edit->addAction("Select &All", QKeySequence::SelectAll, m_editor, &QPlainTextEdit::selectAll);
+    edit->addSeparator();
+    edit->addAction("&Find...", QKeySequence::Find, m_findBar, &FindBar::openFind);
+    edit->addAction("Find &Next", QKeySequence::FindNext, this, [this] { m_findBar->findNext(); });
+    edit->addAction("Find Pre&vious", QKeySequence::FindPrevious, this,
+                    [this] { m_findBar->findNext(true); });
+    edit->addAction("R&eplace...", QKeySequence("Ctrl+H"), m_findBar, &FindBar::openReplace);
+    edit->addAction("&Go to Line...", QKeySequence("Ctrl+G"), this, [this] {
+        bool ok = false;
+        const int last = m_editor->document()->blockCount();
+        const int line = QInputDialog::getInt(this, "Go to Line", QString("Line (1-%1):").arg(last),
+                                              m_editor->currentLine(), 1, last, 1, &ok);
+        if (ok)
+            m_editor->gotoLine(line);
+    });
+}
+
+void MainWindow::resetLayout() {
+    restoreState(m_defaultLayout);
+    for (QDockWidget* d : m_docks)
+        if (d->isFloating())
+            d->setFloating(false);
+    statusBar()->showMessage("window layout reset", 3000);
 }
 
 bool MainWindow::openLesson(int number) {
@@ -497,6 +550,7 @@ bool MainWindow::saveTo(const QString& path) {
     m_recovery.clear();
     addRecentFile(m_path);
     updateTitle();
+    statusBar()->showMessage("saved " + m_path, 4000);
     return true;
 }
 

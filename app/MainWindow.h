@@ -32,6 +32,7 @@ class QPushButton;
 
 namespace tb::app {
 
+class FindBar;
 class LessonPanel;
 
 class MainWindow : public QMainWindow {
@@ -77,6 +78,9 @@ public:
     bool waitForRun(int timeoutMs);
 
     CodeEditor* editor() const { return m_editor; }
+    FindBar* findBar() const { return m_findBar; }
+    // View > Reset Layout: every dock back where buildDocks put it, shown or hidden as it was then.
+    void resetLayout();
     CompileService& compiler() { return m_compiler; }
     CanvasPanels& canvases() { return *m_canvases; }
     CodeViews& codeViews() { return *m_codeViews; }
@@ -103,6 +107,7 @@ protected:
 
 private:
     void buildMenus();
+    void buildEditMenu();
     void buildDocks();
     void scheduleCompile(int debounceMs = 150);
     void showAnalysis(const AnalysisPtr& analysis);
@@ -117,6 +122,8 @@ private:
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
 
     CodeEditor* m_editor;
+    FindBar* m_findBar = nullptr;
+    QByteArray m_defaultLayout; // the docks as buildDocks placed them
     CompileService m_compiler;
     CanvasPanels* m_canvases;
     CodeViews* m_codeViews = nullptr; // CUDA, PTX, SASS and Passes docks

@@ -45,7 +45,8 @@ TEST(BudgetViewModel, BarsStackToTheTotal) {
     EXPECT_EQ(m.totalBytes, 25600);
     EXPECT_FALSE(m.overLimit());
     // 233472 B per SM / (25600 + the 1 KB reservation) = 8 blocks; threads allow 16.
-    EXPECT_EQ(m.summary(), "25600 of 40000 bytes (64%); 8 blocks/SM (limited by shared memory)");
+    EXPECT_EQ(m.summary(),
+              "25 KiB of 39.1 KiB (25600 of 40000 bytes, 64%); 8 blocks/SM (limited by shared memory)");
     test::expectGolden(budgetViewToSvg(m), "budget_hand_made.svg");
 }
 
@@ -228,6 +229,15 @@ TEST(BudgetViewModel, FlashAttentionOccupancyNamesTheTrueLimiter) {
     EXPECT_NE(m.summary().find("5 blocks/SM (limited by registers: 96 per thread)"), std::string::npos)
         << m.summary();
     EXPECT_NE(m.occupancyLines()[0].find("<- the limit"), std::string::npos) << m.occupancyLines()[0];
+}
+
+TEST(BudgetView, BytesReadInKibibytes) {
+    EXPECT_EQ(kibibytes(512), "512 B");
+    EXPECT_EQ(kibibytes(49152), "48 KiB");
+    EXPECT_EQ(kibibytes(232448), "227 KiB");
+    EXPECT_EQ(kibibytes(40000), "39.1 KiB");
+    EXPECT_EQ(kibibytes(1075), "1.0 KiB"); // rounded to a tenth, not truncated
+    EXPECT_EQ(kibibytes(1126), "1.1 KiB");
 }
 
 } // namespace tb::views

@@ -92,8 +92,6 @@ void drawBackendBar(BackendBarState& state);
 // Veils everything drawn so far on the canvas below `top` and says, in a banner, that it no longer
 // matches the program: "out of date: the program has errors", then `reason` (the first error).
 void drawOutOfDate(const std::string& reason, float top);
-// The banner's colour (tests look for it in the framebuffer).
-inline constexpr Rgba kOutOfDateBanner{230, 160, 20, 255};
 
 struct PipelineScheduleViewState {
     std::string hover; // the hovered step's label

@@ -11,13 +11,26 @@
 
 namespace tb::views {
 
+std::string kibibytes(int64_t bytes) {
+    if (bytes < 1024 && bytes > -1024)
+        return std::to_string(bytes) + " B";
+    if (bytes % 1024 == 0)
+        return std::to_string(bytes / 1024) + " KiB";
+    const int64_t tenths = (bytes * 10 + (bytes < 0 ? -512 : 512)) / 1024;
+    const int64_t whole = tenths / 10, fraction = (tenths < 0 ? -tenths : tenths) % 10;
+    return std::to_string(whole) + "." + std::to_string(fraction) + " KiB";
+}
+
 std::string BudgetViewModel::summary() const {
-    std::string s = std::to_string(totalBytes) + " of " + std::to_string(limitBytes) + " bytes";
+    // KiB to read, the exact bytes to compare with the compiler's numbers.
+    std::string s = kibibytes(totalBytes) + " of " + kibibytes(limitBytes) + " (" +
+                    std::to_string(totalBytes) + " of " + std::to_string(limitBytes) + " bytes";
     if (limitBytes > 0)
-        s += " (" + std::to_string(totalBytes * 100 / limitBytes) + "%)";
-    s += "; " + occupancy.summary();
+        s += ", " + std::to_string(totalBytes * 100 / limitBytes) + "%";
+    s += "); " + occupancy.summary();
     if (overLimit())
-        s += "; OVER THE LIMIT by " + std::to_string(totalBytes - limitBytes) + " bytes";
+        s += "; OVER THE LIMIT by " + kibibytes(totalBytes - limitBytes) + " (" +
+             std::to_string(totalBytes - limitBytes) + " bytes)";
     return s;
 }
 
@@ -185,8 +198,10 @@ std::string budgetViewToSvg(const BudgetViewModel& model) {
                  bar.color);
     double limitX = left + double(model.limitBytes) * scale;
     svg.line(limitX, top - 6, limitX, y + rowH + 4, kLimitLine, 2, true);
-    svg.text(limitX, y + rowH + 18, model.targetName + " limit " + std::to_string(model.limitBytes), 10,
-             kLimitLine, "end");
+    svg.text(limitX, y + rowH + 18,
+             model.targetName + " limit " + kibibytes(model.limitBytes) + " (" +
+                 std::to_string(model.limitBytes) + " B)",
+             10, kLimitLine, "end");
     for (size_t i = 0; i < occupancy.size(); ++i)
         svg.text(10, y + rowH + 36 + 14 * double(i), occupancy[i], 10);
     return svg.str();

@@ -45,11 +45,14 @@ struct BudgetViewModel {
     bool overLimit() const { return limitBytes > 0 && totalBytes > limitBytes; }
     // The scale of the drawing: the larger of the total and the limit.
     int64_t axisBytes() const { return std::max(totalBytes, limitBytes); }
-    // "49152 of 232448 bytes (21%); 4 blocks/SM (limited by shared memory)"
+    // "48 KiB of 227 KiB (49152 of 232448 bytes, 21%); 4 blocks/SM (limited by shared memory)"
     std::string summary() const;
     // One line per limit: "registers: 5 blocks (96 per thread, ptxas)", ..., the binding one marked.
     std::vector<std::string> occupancyLines() const;
 };
+
+// Bytes in the unit people read shared memory in: "48 KiB", "25.4 KiB", "512 B".
+std::string kibibytes(int64_t bytes);
 
 BudgetViewModel buildBudgetView(const layout::KernelPlan& kernel, const Target& target);
 // The budget the shared-memory check rejected (ProgramAnalysis::rejectedSharedMemory): its buffers, stages

@@ -33,5 +33,7 @@ inline constexpr Rgba kConflictRed{214, 39, 40, 255};
 inline constexpr Rgba kOkGreen{44, 160, 44, 255};
 inline constexpr Rgba kNeutralGrey{160, 160, 160, 255};
 inline constexpr Rgba kLimitLine{220, 50, 32, 255};
+// The out-of-date banner, on canvases and in their exports (tests look for it in the framebuffer).
+inline constexpr Rgba kOutOfDateBanner{230, 160, 20, 255};
 
 } // namespace tb::views

@@ -1,6 +1,7 @@
 // SVG text generation. Numbers are formatted by hand so the locale never changes a golden file.
 #include "views/model/SvgWriter.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -91,6 +92,35 @@ void SvgWriter::endGroup() {
 }
 void SvgWriter::title(const std::string& text) {
     m_body += "<title>" + escape(text) + "</title>\n";
+}
+
+void SvgWriter::embed(double x, double y, const std::string& document) {
+    const size_t root = document.find("<svg ");
+    const size_t bodyStart = root == std::string::npos ? root : document.find(">\n", root);
+    const size_t bodyEnd = document.rfind("</svg>");
+    if (bodyStart == std::string::npos || bodyEnd == std::string::npos || bodyEnd < bodyStart + 2)
+        return;
+    m_body += "<g transform=\"translate(" + number(x) + " " + number(y) + ")\">\n";
+    m_body.append(document, bodyStart + 2, bodyEnd - bodyStart - 2);
+    m_body += "</g>\n";
+}
+
+bool SvgWriter::documentSize(const std::string& document, double& width, double& height) {
+    const size_t root = document.find("<svg ");
+    if (root == std::string::npos)
+        return false;
+    const auto attribute = [&](const char* name, double& value) {
+        const std::string key = std::string(" ") + name + "=\"";
+        const size_t at = document.find(key, root);
+        if (at == std::string::npos)
+            return false;
+        // from_chars, not strtod: the app's locale may use a decimal comma.
+        const char* first = document.data() + at + key.size();
+        const char* last = document.data() + document.size();
+        auto [end, error] = std::from_chars(first, last, value);
+        return error == std::errc() && end != last && *end == '"';
+    };
+    return attribute("width", width) && attribute("height", height);
 }
 
 std::string SvgWriter::str() const {

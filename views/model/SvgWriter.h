@@ -24,11 +24,15 @@ public:
     void endGroup();
     // A <title> child: tooltips in browsers, and a searchable description of the element before it.
     void title(const std::string& text);
+    // Another writer's finished document drawn with its origin at (x, y): its body, in a translated group.
+    void embed(double x, double y, const std::string& document);
 
     // The finished document.
     std::string str() const;
 
     static std::string escape(const std::string& text);
+    // The width and height of a document this writer made; false for any other text.
+    static bool documentSize(const std::string& document, double& width, double& height);
     // Shortest fixed form with at most 2 decimals: 3, 3.5, 3.25.
     static std::string number(double value);
 
