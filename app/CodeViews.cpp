@@ -2,6 +2,8 @@
 // workers that fill them (see CodeViews.h).
 #include "app/CodeViews.h"
 
+#include "app/FindBar.h"
+
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -106,7 +108,7 @@ void LinkedCodeView::applyHighlight() {
 
 struct CodeViews::CodeResult {
     uint64_t generation = 0;
-    uint64_t analysisGeneration = 0; // ProgramAnalysis::generation of the analysis it was made from
+    uint64_t analysisGeneration = 0;           // ProgramAnalysis::generation of the analysis it was made from
     std::shared_ptr<const GeneratedCuda> cuda; // null when the program has errors
     std::vector<PassSnapshot> snapshots;
     std::string arch;
@@ -127,6 +129,8 @@ QWidget* makePanel(const QString& name, QLabel* status, QWidget* picker, QWidget
         layout->addWidget(picker);
     layout->addWidget(status);
     layout->addWidget(view, 1);
+    if (auto* text = qobject_cast<QPlainTextEdit*>(view))
+        layout->addWidget(new FindBar(text, panel)); // Edit > Find while the view has focus
     return panel;
 }
 

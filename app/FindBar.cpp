@@ -80,7 +80,14 @@ void FindBar::openFind() {
 
 void FindBar::openReplace() {
     openFind();
-    setReplaceVisible(true);
+    setReplaceVisible(!m_editor->isReadOnly());
+}
+
+FindBar* FindBar::nearest(QWidget* focus) {
+    for (QWidget* w = focus; w; w = w->parentWidget())
+        if (auto* bar = w->findChild<FindBar*>(QString(), Qt::FindDirectChildrenOnly))
+            return bar;
+    return nullptr;
 }
 
 void FindBar::setReplaceVisible(bool visible) {
@@ -127,7 +134,7 @@ bool FindBar::selectionIsMatch() const {
 }
 
 bool FindBar::replaceCurrent() {
-    if (!selectionIsMatch() && !findNext())
+    if (m_editor->isReadOnly() || (!selectionIsMatch() && !findNext()))
         return false;
     QTextCursor c = m_editor->textCursor();
     c.insertText(m_replace->text());
@@ -138,7 +145,7 @@ bool FindBar::replaceCurrent() {
 
 int FindBar::replaceAll() {
     const QString pattern = m_find->text();
-    if (pattern.isEmpty())
+    if (pattern.isEmpty() || m_editor->isReadOnly())
         return 0;
     QTextDocument* doc = m_editor->document();
     QTextCursor edit(doc);

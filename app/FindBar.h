@@ -1,7 +1,7 @@
 // Find and replace in the editor: a bar under it. Ctrl+F opens it on the selection, Ctrl+H with the replace
 // field, Enter/F3 finds the next match and Shift+F3 the previous one (both wrap around), Esc
 // closes it and returns to the text. The bar counts the matches as the user types; Replace All is one
-// undo step, so Ctrl+Z takes it back whole.
+// undo step, so Ctrl+Z takes it back whole. The code views have one each (find only: they are read-only).
 #pragma once
 
 #include <QTextDocument>
@@ -21,7 +21,11 @@ public:
     explicit FindBar(QPlainTextEdit* editor, QWidget* parent = nullptr);
 
     void openFind();
+    // On a read-only view (the code views) the same as openFind: there is nothing to replace.
     void openReplace();
+    // The bar that serves `focus`: the one beside the nearest ancestor that has one (the editor's, or a code
+    // view's); null when none does.
+    static FindBar* nearest(QWidget* focus);
     // Selects the next (or previous) match after the cursor, wrapping around; false when there is none.
     bool findNext(bool backward = false);
     // Replaces the selected match (if the selection is one) and selects the next one.

@@ -355,11 +355,15 @@ void MainWindow::buildEditMenu() {
     edit->addAction("&Paste", QKeySequence::Paste, m_editor, &QPlainTextEdit::paste);
     edit->addAction("Select &All", QKeySequence::SelectAll, m_editor, &QPlainTextEdit::selectAll);
     edit->addSeparator();
-    edit->addAction("&Find...", QKeySequence::Find, m_findBar, &FindBar::openFind);
-    edit->addAction("Find &Next", QKeySequence::FindNext, this, [this] { m_findBar->findNext(); });
-    edit->addAction("Find Pre&vious", QKeySequence::FindPrevious, this,
-                    [this] { m_findBar->findNext(true); });
-    edit->addAction("R&eplace...", QKeySequence("Ctrl+H"), m_findBar, &FindBar::openReplace);
+    // The bar beside whatever has focus: the editor's, or a code view's.
+    const auto bar = [this] {
+        FindBar* near = FindBar::nearest(focusWidget()); // the window's focus child, active or not
+        return near ? near : m_findBar;
+    };
+    edit->addAction("&Find...", QKeySequence::Find, this, [bar] { bar()->openFind(); });
+    edit->addAction("Find &Next", QKeySequence::FindNext, this, [bar] { bar()->findNext(); });
+    edit->addAction("Find Pre&vious", QKeySequence::FindPrevious, this, [bar] { bar()->findNext(true); });
+    edit->addAction("R&eplace...", QKeySequence("Ctrl+H"), this, [bar] { bar()->openReplace(); });
     edit->addAction("&Go to Line...", QKeySequence("Ctrl+G"), this, [this] {
         bool ok = false;
         const int last = m_editor->document()->blockCount();

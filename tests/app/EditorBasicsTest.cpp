@@ -6,6 +6,7 @@
 #include "views/model/SvgWriter.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QFile>
@@ -13,6 +14,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTextCursor>
 #include <gtest/gtest.h>
@@ -167,6 +169,32 @@ TEST_F(EditorBasics, AStaleCanvasExportsWithItsBanner) {
     const std::string svg = c.canvasSvg(c.layoutCanvas());
     EXPECT_NE(svg.find(">out of date: the program has errors</text>"), std::string::npos);
     EXPECT_NE(svg.find(views::SvgWriter::escape(c.outOfDateReason())), std::string::npos);
+}
+
+TEST_F(EditorBasics, FindInACodeViewSearchesThatView) {
+    ASSERT_TRUE(window->openSample("gemm_relu"));
+    ASSERT_TRUE(window->compileNow());
+    window->dock("cudaDock")->show();
+    window->dock("cudaDock")->raise();
+    ASSERT_TRUE(window->codeViews().waitForIdle(30000));
+    QWidget* panel = window->codeViews().cudaPanel();
+    auto* view = panel->findChild<QPlainTextEdit*>();
+    ASSERT_NE(view, nullptr);
+    view->setFocus();
+    QApplication::processEvents();
+    FindBar* bar = FindBar::nearest(view);
+    ASSERT_NE(bar, nullptr);
+    ASSERT_NE(bar, window->findBar()); // the view's own, not the editor's
+    menuAction(*window, "Edit", "Find...")->trigger();
+    EXPECT_TRUE(bar->isVisible());
+    EXPECT_FALSE(window->findBar()->isVisible());
+    bar->findField()->setText("__global__");
+    EXPECT_GE(bar->matchCount(), 1);
+    EXPECT_EQ(view->textCursor().selectedText(), "__global__");
+    // Read-only: no replacing.
+    menuAction(*window, "Edit", "Replace...")->trigger();
+    EXPECT_FALSE(bar->replaceField()->isVisible());
+    EXPECT_EQ(bar->replaceAll(), 0);
 }
 
 } // namespace tb::app
