@@ -9,7 +9,6 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QTextBlock>
 #include <QTextCursor>
 
 namespace tb::app {
@@ -44,9 +43,8 @@ FindBar::FindBar(QPlainTextEdit* editor, QWidget* parent)
         QTextCursor c = m_editor->textCursor();
         c.setPosition(c.selectionStart());
         m_editor->setTextCursor(c);
-        if (!m_find->text().isEmpty())
-            findNext();
-        updateStatus();
+        if (m_find->text().isEmpty() || !findNext()) // findNext counts the matches itself
+            updateStatus();
     });
     connect(m_find, &QLineEdit::returnPressed, this, [this] { findNext(); });
     connect(m_replace, &QLineEdit::returnPressed, this, [this] { replaceCurrent(); });
@@ -60,7 +58,7 @@ FindBar::FindBar(QPlainTextEdit* editor, QWidget* parent)
         m_editor->setFocus();
     });
     connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
-        if (isVisible())
+        if (isVisible() && !m_replacingAll) // Replace All counts once, at its end
             updateStatus();
     });
     hide();
@@ -150,6 +148,7 @@ int FindBar::replaceAll() {
     QTextDocument* doc = m_editor->document();
     QTextCursor edit(doc);
     edit.beginEditBlock();
+    m_replacingAll = true;
     int count = 0;
     for (QTextCursor at = doc->find(pattern, QTextCursor(doc), flags(false)); !at.isNull();
          at = doc->find(pattern, at, flags(false))) {
@@ -157,7 +156,7 @@ int FindBar::replaceAll() {
         ++count;
     }
     edit.endEditBlock();
-    updateStatus();
+    m_replacingAll = false;
     m_status->setText(QString("%1 replaced").arg(count));
     return count;
 }

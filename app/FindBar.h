@@ -55,6 +55,7 @@ private:
     QPushButton* m_replaceOne;
     QPushButton* m_replaceEvery;
     QLabel* m_status;
+    bool m_replacingAll = false;
 };
 
 } // namespace tb::app

@@ -54,8 +54,7 @@ void drawBudget(const BudgetViewModel& model, BudgetViewState& state) {
         bar(y, b);
     float limitX = o.x + label + float(double(model.limitBytes) * scale);
     draw->AddLine(ImVec2(limitX, o.y - 4), ImVec2(limitX, y + rowH + 4), kLimitLine.packed(), 2);
-    std::string limit = model.targetName + " limit " + kibibytes(model.limitBytes) + " (" +
-                        std::to_string(model.limitBytes) + " B)";
+    const std::string limit = model.limitLabel();
     draw->AddText(ImVec2(limitX - ImGui::CalcTextSize(limit.c_str()).x, y + rowH + 6), kLimitLine.packed(),
                   limit.c_str());
     ImGui::Dummy(ImVec2(label + width, rowH * float(model.bars.size() + 1) + 26));

@@ -34,6 +34,10 @@ std::string BudgetViewModel::summary() const {
     return s;
 }
 
+std::string BudgetViewModel::limitLabel() const {
+    return targetName + " limit " + kibibytes(limitBytes) + " (" + std::to_string(limitBytes) + " B)";
+}
+
 std::vector<std::string> BudgetViewModel::occupancyLines() const {
     auto mark = [&](OccupancyLimiter l) {
         return occupancy.limiter == l && occupancy.blocks > 0 ? "  <- the limit" : "";
@@ -198,10 +202,7 @@ std::string budgetViewToSvg(const BudgetViewModel& model) {
                  bar.color);
     double limitX = left + double(model.limitBytes) * scale;
     svg.line(limitX, top - 6, limitX, y + rowH + 4, kLimitLine, 2, true);
-    svg.text(limitX, y + rowH + 18,
-             model.targetName + " limit " + kibibytes(model.limitBytes) + " (" +
-                 std::to_string(model.limitBytes) + " B)",
-             10, kLimitLine, "end");
+    svg.text(limitX, y + rowH + 18, model.limitLabel(), 10, kLimitLine, "end");
     for (size_t i = 0; i < occupancy.size(); ++i)
         svg.text(10, y + rowH + 36 + 14 * double(i), occupancy[i], 10);
     return svg.str();

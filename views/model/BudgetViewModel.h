@@ -47,6 +47,8 @@ struct BudgetViewModel {
     int64_t axisBytes() const { return std::max(totalBytes, limitBytes); }
     // "48 KiB of 227 KiB (49152 of 232448 bytes, 21%); 4 blocks/SM (limited by shared memory)"
     std::string summary() const;
+    // The limit line's label, on the canvas and in the SVG: "sm_90a limit 227 KiB (232448 B)".
+    std::string limitLabel() const;
     // One line per limit: "registers: 5 blocks (96 per thread, ptxas)", ..., the binding one marked.
     std::vector<std::string> occupancyLines() const;
 };
