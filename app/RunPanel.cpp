@@ -216,13 +216,14 @@ void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, bool quickCompil
         const ComparisonResult& cmp = c.comparison;
         maxAbs = std::max(maxAbs, cmp.maxAbsError);
         maxRel = std::max(maxRel, cmp.maxRelError);
-        text += QString("  %1: %2, max abs err %3, max rel err %4, %5 mismatches (atol %6, rtol %7)\n")
+        text += QString("  %1: %2, max abs err %3, max rel err %4, %5 mismatches (atol %6, rtol %7: %8)\n")
                     .arg(qs(c.name), cmp.ok() ? "ok" : "MISMATCH")
                     .arg(cmp.maxAbsError, 0, 'g', 3)
                     .arg(cmp.maxRelError, 0, 'g', 3)
                     .arg(cmp.mismatches)
                     .arg(c.atol, 0, 'g', 3)
-                    .arg(c.rtol, 0, 'g', 3);
+                    .arg(c.rtol, 0, 'g', 3)
+                    .arg(qs(c.toleranceSetBy));
         if (!cmp.ok())
             text += qs("    first mismatch " + mismatchText(cmp) + "\n");
     }

@@ -7,6 +7,7 @@
 #include "engine/gpu/TensorMapSpec.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/jit/ProgramExecution.h"
+#include "engine/run/Tolerance.h"
 #include "engine/support/Stopwatch.h"
 
 #include <algorithm>
@@ -46,40 +47,6 @@ const char* gpuRunStageName(GpuRunStage stage) {
         return "done";
     }
     return "?";
-}
-
-void toleranceFor(ir::DType type, double& atol, double& rtol) {
-    switch (type) {
-    case ir::DType::Float16:
-        atol = rtol = 1e-2;
-        return;
-    case ir::DType::BFloat16:
-        atol = rtol = 3e-2;
-        return;
-    case ir::DType::Float8E4M3:
-    case ir::DType::Float8E5M2:
-        atol = rtol = 1.25e-1;
-        return;
-    case ir::DType::Float32:
-        atol = 1e-4;
-        rtol = 1e-3;
-        return;
-    case ir::DType::Float64:
-        atol = 1e-9;
-        rtol = 1e-9;
-        return;
-    case ir::DType::Bool:
-    case ir::DType::Int8:
-    case ir::DType::Int16:
-    case ir::DType::Int32:
-    case ir::DType::Int64:
-    case ir::DType::UInt8:
-    case ir::DType::UInt16:
-    case ir::DType::UInt32:
-    case ir::DType::UInt64:
-        atol = rtol = 0;
-        return;
-    }
 }
 
 namespace {
@@ -707,7 +674,10 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
         GpuOutputCheck check;
         check.name = b->name;
         check.paramIndex = b->paramIndex;
-        toleranceFor(b->dtype, check.atol, check.rtol);
+        const OutputTolerance tolerance = outputTolerance(func, *b);
+        check.atol = tolerance.atol;
+        check.rtol = tolerance.rtol;
+        check.toleranceSetBy = tolerance.setBy;
         if (options.atol >= 0)
             check.atol = options.atol;
         if (options.rtol >= 0)

@@ -53,6 +53,7 @@ struct GpuOutputCheck {
     int paramIndex = -1;
     ComparisonResult comparison;
     double atol = 0, rtol = 0;
+    std::string toleranceSetBy; // the buffer whose dtype set atol/rtol (engine/run/Tolerance.h)
 };
 
 enum class GpuRunStage { Plan, Codegen, Compile, Runner, Upload, Launch, Download, Oracle, Compare, Done };
@@ -83,9 +84,6 @@ struct GpuRunResult {
     // "download", "oracle"): where an edit-to-result run spends its time.
     std::vector<std::pair<std::string, double>> stepMilliseconds;
 };
-
-// Tolerances used for a dtype: float16 1e-2/1e-2, bfloat16 3e-2/3e-2, float32 1e-4/1e-3, integers exact.
-void toleranceFor(ir::DType type, double& atol, double& rtol);
 
 // Runs the program's first PrimFunc. Pre: result.ok().
 GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options);

@@ -9,6 +9,7 @@
 #include "engine/exec/Executor.h"
 #include "engine/frontend/Parser.h"
 #include "engine/gpu/CudaDriver.h"
+#include "engine/gpu/RunnerClient.h"
 #ifdef TILEBENCH_HAVE_LLVM_JIT
 #include "engine/jit/JitProgram.h"
 #endif
@@ -17,6 +18,7 @@
 #include "engine/run/GpuRun.h"
 #include "engine/target/Target.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -184,6 +186,23 @@ bool gpuUsable(std::string& why) {
     return availability.available && !availability.devices.empty();
 }
 
+namespace {
+
+// One runner for the fuzzer's whole run, as the app keeps one: a fresh runner per check (a process and a CUDA
+// context, twice per program) cost more than the program's own launch. The client starts it again after a
+// crash or a watchdog kill, and each run frees the buffers it allocated.
+gpu::RunnerClient& sharedRunner() {
+    static gpu::RunnerClient client([] {
+        gpu::RunnerOptions o;
+        o.executable = gpu::defaultRunnerPath();
+        o.watchdog = std::chrono::milliseconds(20000);
+        return o;
+    }());
+    return client;
+}
+
+} // namespace
+
 Outcome checkOnGpu(const std::string& text, GpuBackend backend, uint64_t inputSeed) {
     std::string why;
     if (!gpuUsable(why))
@@ -196,6 +215,7 @@ Outcome checkOnGpu(const std::string& text, GpuBackend backend, uint64_t inputSe
         return {OutcomeKind::Rejected, result->formattedDiagnostics()};
     run::GpuRunOptions runOptions;
     runOptions.seed = inputSeed;
+    runOptions.client = &sharedRunner();
     run::GpuRunResult r = run::runOnGpu(*result, runOptions);
     if (r.ok())
         return {OutcomeKind::Agree, ""};

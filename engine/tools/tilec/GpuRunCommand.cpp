@@ -70,6 +70,9 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
                 .field("maxAbsError", o.comparison.maxAbsError)
                 .field("maxRelError", o.comparison.maxRelError)
                 .field("mismatches", o.comparison.mismatches)
+                .field("atol", o.atol)
+                .field("rtol", o.rtol)
+                .field("toleranceSetBy", o.toleranceSetBy)
                 .endObject();
         json.endArray().endObject();
         std::printf("%s\n", json.str().c_str());
@@ -84,9 +87,9 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
                 (long long)k.block[0], (long long)k.dynamicSharedBytes, k.registers, k.spillStoreBytes,
                 k.wallMs);
         for (const auto& o : r.outputs) {
-            std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g)\n",
+            std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g: %s)\n",
                         o.name.c_str(), o.comparison.ok() ? "ok      " : "MISMATCH", o.comparison.maxAbsError,
-                        o.comparison.maxRelError, o.atol, o.rtol);
+                        o.comparison.maxRelError, o.atol, o.rtol, o.toleranceSetBy.c_str());
             if (o.comparison.shapeMismatch)
                 std::printf("    shape differs from the CPU executor's\n");
             else if (!o.comparison.ok())

@@ -91,6 +91,10 @@ std::vector<Case> portableCases() {
         {"gemm_k_slices.py",
          {{"M", "136"}, {"N", "200"}, {"K", "64"}, {"trans_A", "True"}, {"trans_B", "True"}},
          true},
+        // Reproducers of the GPU fuzzer (docs/fuzzing.md), each a bug once: codegen, schedule, or the check.
+        {"fuzz_one_index_var.py", {}, true},
+        {"fuzz_replicated_copy.py", {}, true},
+        {"fuzz_bfloat16_fragment.py", {}, true},
     };
 }
 
