@@ -2,6 +2,7 @@
 // ops themselves are lowered in TileOpLowering.cpp. See KernelEmitter.h.
 #include "engine/codegen/KernelEmitter.h"
 
+#include "engine/exec/HostTensor.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentTable.h"
@@ -34,7 +35,12 @@ const char* blockIdxField(size_t d) {
     return d == 0 ? "blockIdx.x" : d == 1 ? "blockIdx.y" : "blockIdx.z";
 }
 
+// A literal of `type` as the CUDA float (double for float64) that holds its value. A float16/bfloat16/float8
+// literal is a value of that type (TileLang's `x > 0.1` with a float16 x compares with float16's 0.1, as
+// the CPU executor does), so it is rounded to the type first: 0.1 becomes 0.0999755859f, not 0.1f.
 std::string floatLiteral(double v, DType type) {
+    if (type != DType::Float64)
+        v = roundToDType(v, type);
     if (std::isnan(v))
         return type == DType::Float64 ? "__longlong_as_double(0x7ff8000000000000LL)"
                                       : "__int_as_float(0x7fffffff)";

@@ -139,6 +139,37 @@ TEST(CodegenStructure, HalfFragmentsAreRoundedOnceOnTheirWayToMemory) {
               std::string::npos);
 }
 
+TEST(CodegenStructure, NarrowFloatLiteralsAreTheirDtypesValues) {
+    // `0.1 > B_f[i, j]` with a float16 B_f compares with float16's 0.1, `> 0.1` with bfloat16 A_s with
+    // bfloat16's (TileLang's literal takes the other operand's dtype); a float32 literal stays 0.1f.
+    PlannedProgram p = planTestProgram("fuzz_float16_literal.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
+    const std::string& src = code.units[0].source;
+    EXPECT_NE(src.find("(0.0999755859f > B_f[r])"), std::string::npos);
+    EXPECT_EQ(src.find("0.1f"), std::string::npos);
+    PlannedProgram b = planProgram("bf16.py", R"(import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((16, 32), "bfloat16"), C: T.Tensor((16, 32), "float32")):
+    with T.Kernel(1, threads=64) as bx:
+        A_s = T.alloc_shared((16, 32), "bfloat16")
+        C_f = T.alloc_fragment((16, 32), "float32")
+        T.copy(A[0, 0], A_s)
+        for i, j in T.Parallel(16, 32):
+            C_f[i, j] = T.if_then_else(A_s[i, j] > 0.1, T.cast(A_s[i, j], "float32") * 0.1, 0.0)
+        T.copy(C_f, C[0, 0])
+)");
+    ASSERT_TRUE(b.ok()) << b.planErrors << b.result->formattedDiagnostics();
+    CudaKernelSource bCode = generateFor(b, errors);
+    ASSERT_TRUE(bCode.ok) << errors;
+    EXPECT_NE(bCode.units[0].source.find("> 0.100097656f)"), std::string::npos) << bCode.units[0].source;
+    EXPECT_NE(bCode.units[0].source.find("* 0.100000001f)"), std::string::npos) << bCode.units[0].source;
+}
+
 TEST(CodegenStructure, ElementwiseAddSignatureAndVectorCopies) {
     PlannedProgram p = planSample("01_elementwise_add.py", {{"M", "100"}, {"N", "70"}});
     ASSERT_TRUE(p.ok()) << p.planErrors;

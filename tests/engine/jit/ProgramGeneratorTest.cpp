@@ -35,6 +35,25 @@ TEST(ProgramGenerator, CoversEveryProgramShape) {
         EXPECT_GT(kinds[kind], 10) << kind;
 }
 
+TEST(ProgramGenerator, GpuProgramsBranchOnlyAgainstConstants) {
+    // A branch between two computed values flips on their last bit, which the GPU and the CPU oracle need
+    // not share (a gemm's summation order, FMA contraction): every GPU condition compares with a constant.
+    GeneratorOptions gpu;
+    gpu.gpuSafe = true;
+    int conditions = 0;
+    for (uint64_t seed = 1; seed <= 400; ++seed) {
+        const std::string text = generateProgram(seed, gpu).text;
+        for (size_t at = text.find(" > "); at != std::string::npos; at = text.find(" > ", at + 3)) {
+            ++conditions;
+            const std::string rest = text.substr(at + 3, 6);
+            EXPECT_TRUE(rest.rfind("0.1,", 0) == 0 || rest.rfind("0.5,", 0) == 0 ||
+                        rest.rfind("-1.25,", 0) == 0 || rest.rfind("0.0,", 0) == 0)
+                << "seed " << seed << ": ... > " << rest;
+        }
+    }
+    EXPECT_GT(conditions, 20); // the generator does branch (36 times in these 400 programs)
+}
+
 TEST(DifferentialCheck, SmallBatchAgreesOnTheCpu) {
     if (!cpuJitAvailable())
         GTEST_SKIP() << "this build has no CPU JIT (LLVM 16 was not found)";

@@ -7,6 +7,7 @@
 #include "engine/gpu/CudaDriver.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <string>
@@ -60,6 +61,7 @@ struct Case {
     std::vector<std::pair<std::string, std::string>> params;
     bool testProgram = false; // under tests/engine/codegen/programs, not a sample
     Backend backend = Backend::Portable;
+    uint64_t inputSeed = 0; // 0: runOnGpu's default; a fuzz reproducer's own seed gives its inputs again
 };
 
 PlannedProgram planCase(const Case& c) {
@@ -94,7 +96,8 @@ std::vector<Case> portableCases() {
         // Reproducers of the GPU fuzzer (docs/fuzzing.md), each a bug once: codegen, schedule, or the check.
         {"fuzz_one_index_var.py", {}, true},
         {"fuzz_replicated_copy.py", {}, true},
-        {"fuzz_bfloat16_fragment.py", {}, true},
+        {"fuzz_bfloat16_fragment.py", {}, true, Backend::Portable, 12000607},
+        {"fuzz_float16_literal.py", {}, true, Backend::Portable, 9001026},
     };
 }
 
@@ -122,6 +125,8 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
     ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
     run::GpuRunOptions options;
     options.client = &sharedRunner();
+    if (c.inputSeed)
+        options.seed = c.inputSeed;
     run::GpuRunResult r = run::runOnGpu(*p.result, options);
     EXPECT_TRUE(r.ok()) << c.file << ": " << describe(r);
     EXPECT_FALSE(r.outputs.empty());
