@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,16 +72,18 @@ std::vector<std::string> operandIndices(const std::vector<std::string>& mins, co
 std::optional<int64_t> KernelEmitter::sharedElementOffset(const Buffer* buffer,
                                                           const std::vector<int64_t>& point) const {
     auto it = m_shared.find(buffer);
-    auto shape = ir::constantShape(*buffer);
-    if (it == m_shared.end() || !shape || point.size() != shape->size())
+    if (it == m_shared.end())
         return std::nullopt;
     const SharedSlot& slot = it->second;
+    const std::vector<int64_t>& shape = slot.shape;
+    if (shape.empty() || point.size() != shape.size())
+        return std::nullopt;
     if (!slot.hasLayout) {
         int64_t offset = 0;
         for (size_t d = 0; d < point.size(); ++d) {
-            if (point[d] < 0 || point[d] >= (*shape)[d])
+            if (point[d] < 0 || point[d] >= shape[d])
                 return std::nullopt;
-            offset = offset * (*shape)[d] + point[d];
+            offset = offset * shape[d] + point[d];
         }
         return offset;
     }
@@ -90,11 +93,11 @@ std::optional<int64_t> KernelEmitter::sharedElementOffset(const Buffer* buffer,
     size_t lead = point.size() - r;
     int64_t leading = 0;
     for (size_t d = 0; d < lead; ++d)
-        leading = leading * (*shape)[d] + point[d];
-    auto inner = slot.layoutOffset(std::vector<int64_t>(point.begin() + long(lead), point.end()));
+        leading = leading * shape[d] + point[d];
+    auto inner = slot.layoutOffset(std::span<const int64_t>(point).subspan(lead));
     if (!inner)
         return std::nullopt;
-    return leading * slot.layout.outputSize() + *inner;
+    return leading * slot.layoutOutputSize + *inner;
 }
 
 std::string KernelEmitter::gemmHeadline(const GemmLowering& g, const std::string& operands) {

@@ -341,7 +341,10 @@ void KernelEmitter::planSharedArena() {
         if (const layout::SharedBufferPlan* sp = m_plan->sharedOf(s.buffer); sp && s.usesPlannedLayout) {
             slot.layout = sp->choice.layout;
             slot.hasLayout = true;
+            slot.layoutOutputSize = slot.layout.outputSize();
         }
+        if (auto shape = ir::constantShape(*s.buffer))
+            slot.shape = std::move(*shape);
         if (s.stages > 1)
             m_pipelineStages[s.buffer] = s.stages;
         m_shared[s.buffer] = slot;
@@ -1352,6 +1355,14 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
     const layout::Fragment& frag = fp->fragment;
     if (m_simt && m_simt->map) {
         const ThreadMap& map = *m_simt->map;
+        // `buffer[i, j]` with the loop's own variables over the loop's own shape: the element a slot names is
+        // the slot's element, no index to evaluate.
+        bool ownElement = indices.size() == m_simt->vars.size() && frag.inputShape() == map.shape;
+        for (size_t d = 0; d < indices.size() && ownElement; ++d)
+            ownElement = indices[d]->kind == ExprKind::VarRef && indices[d]->var == m_simt->vars[d];
+        if (ownElement)
+            if (auto hit = m_simt->ownElementSlots.find(buffer); hit != m_simt->ownElementSlots.end())
+                return hit->second;
         std::map<const ir::Var*, IndexExpr> vars;
         std::vector<std::string> order;
         for (size_t d = 0; d < m_simt->vars.size(); ++d) {
@@ -1381,13 +1392,13 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
                     int64_t e = map.element[size_t(t * map.regs + r)];
                     if (e < 0)
                         continue;
-                    for (size_t d = rank; d-- > 0;) {
+                    // The fragment element the access names, then whether thread t holds it, by table.
+                    int64_t linear = ownElement ? e : 0;
+                    for (size_t d = rank; d-- > 0 && !ownElement;) {
                         p[d] = e % map.shape[d];
                         e /= map.shape[d];
                     }
-                    // The fragment element the access names, then whether thread t holds it, by table.
-                    int64_t linear = 0;
-                    for (size_t d = 0; d < compiled.size() && local; ++d) {
+                    for (size_t d = 0; d < compiled.size() && local && !ownElement; ++d) {
                         auto v = compiled[d].evaluate(p.data());
                         if (!v || *v < 0 || *v >= inverse.inputShape[d])
                             local = false;
@@ -1425,8 +1436,12 @@ std::string KernelEmitter::fragmentSlot(const Buffer* buffer, const std::vector<
                 return "0";
             }
             BitFit fit = fitOverBits(values, map.threads, map.regs);
-            if (fit.ok)
-                return fit.toC(m_tx, m_simt->reg);
+            if (fit.ok) {
+                std::string slot = fit.toC(m_tx, m_simt->reg);
+                if (ownElement)
+                    m_simt->ownElementSlots.emplace(buffer, slot);
+                return slot;
+            }
         }
     }
     // Formula: the fragment's register map evaluated at run time.

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -334,10 +335,14 @@ private:
         int stages = 1;
         layout::Layout layout;
         bool hasLayout = false;
+        // The buffer's constant shape (empty when it has none) and the layout's output size: asked for at
+        // every element an access or an operand check visits, so computed once.
+        std::vector<int64_t> shape;
+        int64_t layoutOutputSize = 0;
         // The layout's offset of every point of its input shape, row-major (filled on first use).
         mutable std::vector<int64_t> offsets;
         mutable bool offsetsReady = false;
-        std::optional<int64_t> layoutOffset(const std::vector<int64_t>& point) const;
+        std::optional<int64_t> layoutOffset(std::span<const int64_t> point) const;
     };
     std::map<const ir::Buffer*, SharedSlot> m_shared;
     std::map<const ir::Buffer*, int> m_pipelineStages; // buffers multi-versioned by T.Pipelined
@@ -370,6 +375,9 @@ private:
         std::string reg;
         std::string rep; // empty when the map is not replicated
         bool guardReplicaStores = false;
+        // fragmentSlot of `buffer[vars...]` (the loop's own variables, in order), found once per scope: a
+        // loop body names the same fragment element many times.
+        std::map<const ir::Buffer*, std::string> ownElementSlots;
     };
     SimtScope* m_simt = nullptr;
     std::map<const std::vector<ir::ExprPtr>*, std::string> m_vectorTemps; // access -> "tb_ld[e]"

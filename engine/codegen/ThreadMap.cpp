@@ -4,6 +4,7 @@
 #include "engine/layout/algebra/FragmentTable.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tb::codegen {
 
@@ -25,11 +26,30 @@ CompiledFragment::CompiledFragment(const layout::Fragment& fragment) {
         m_index.emplace_back(e, order);
         m_valid = m_valid && m_index.back().valid();
     }
+    if (m_valid)
+        if (auto table = layout::tabulateFragment(fragment))
+            m_table = std::move(table.value());
+}
+
+std::optional<int64_t> CompiledFragment::linearOf(const std::vector<int64_t>& point) const {
+    if (point.size() != m_rank)
+        return std::nullopt;
+    int64_t linear = 0;
+    for (size_t d = 0; d < m_rank; ++d) {
+        if (point[d] < 0 || point[d] >= m_shape[d])
+            return std::nullopt;
+        linear = linear * m_shape[d] + point[d];
+    }
+    return linear;
 }
 
 std::optional<int64_t> CompiledFragment::registerOf(const std::vector<int64_t>& point) const {
     if (!m_valid || point.size() != m_rank)
         return std::nullopt;
+    if (m_table) {
+        auto linear = linearOf(point);
+        return linear ? std::optional<int64_t>(m_table->at(*linear).reg) : std::nullopt;
+    }
     std::vector<int64_t> slots(point);
     slots.push_back(0);
     for (size_t d = 0; d < m_rank; ++d)
@@ -48,6 +68,11 @@ std::optional<int64_t> CompiledFragment::registerOf(const std::vector<int64_t>& 
 std::optional<int64_t> CompiledFragment::threadOf(const std::vector<int64_t>& point, int64_t rep) const {
     if (!m_valid || point.size() != m_rank)
         return std::nullopt;
+    if (m_table && rep >= 0 && rep < m_replicate) {
+        // Outside the shape the expressions still give a thread (callers ask only inside it).
+        if (auto linear = linearOf(point))
+            return m_table->at(*linear, rep).thread;
+    }
     std::vector<int64_t> slots(point);
     slots.push_back(rep);
     return m_thread.evaluate(slots.data());

@@ -17,7 +17,8 @@
 
 namespace tb::codegen {
 
-// A fragment's thread and register expressions flattened for fast evaluation at many points.
+// A fragment's thread and register of any point: from its table (every element and replica, built once by
+// column evaluation) when the fragment tabulates, else from its expressions flattened for fast evaluation.
 class CompiledFragment {
 public:
     CompiledFragment() = default;
@@ -41,6 +42,9 @@ private:
     std::vector<int64_t> m_indexShape;
     layout::CompiledIndexExpr m_thread;
     std::vector<layout::CompiledIndexExpr> m_index;
+    std::optional<layout::FragmentTable> m_table;
+    // Row-major linear index of an in-shape point; nullopt outside the shape.
+    std::optional<int64_t> linearOf(const std::vector<int64_t>& point) const;
 };
 
 struct ThreadMap {

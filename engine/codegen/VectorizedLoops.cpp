@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,7 +60,7 @@ bool KernelEmitter::provablyWithin(const ExprPtr& min, int64_t extent, const Exp
 
 // ------------------------------------------------------------------------------- vector accesses
 
-std::optional<int64_t> KernelEmitter::SharedSlot::layoutOffset(const std::vector<int64_t>& point) const {
+std::optional<int64_t> KernelEmitter::SharedSlot::layoutOffset(std::span<const int64_t> point) const {
     if (!offsetsReady) {
         offsetsReady = true;
         if (auto table = layout.offsetTable())
@@ -67,7 +68,7 @@ std::optional<int64_t> KernelEmitter::SharedSlot::layoutOffset(const std::vector
     }
     const std::vector<int64_t>& shape = layout.inputShape();
     if (point.size() != shape.size() || offsets.empty())
-        return layout.offset(point);
+        return layout.offset(std::vector<int64_t>(point.begin(), point.end()));
     int64_t linear = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
         if (point[d] < 0 || point[d] >= shape[d])
@@ -155,7 +156,7 @@ bool KernelEmitter::sharedRunContiguous(
             return std::nullopt;
         size_t lead = q.size() - r;
         p.leading.assign(q.begin(), q.begin() + long(lead));
-        auto offset = slot.layoutOffset(std::vector<int64_t>(q.begin() + long(lead), q.end()));
+        auto offset = slot.layoutOffset(std::span<const int64_t>(q).subspan(lead));
         if (!offset)
             return std::nullopt;
         p.offset = *offset;

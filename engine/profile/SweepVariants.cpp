@@ -6,9 +6,11 @@
 #include "engine/profile/BenchHistory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -158,6 +160,43 @@ VariantProgram variantProgram(const std::string& text, const SweepBase& base, co
     return v;
 }
 
+namespace {
+
+// One configuration compiled through shared-memory planning, and its budget.
+PlannedVariant planVariant(const std::string& fileName, const std::string& text, const SweepBase& sweepBase,
+                           const CompileOptions& variantOptions, const SweepPlanOptions& options,
+                           const std::vector<std::pair<std::string, std::string>>& config) {
+    PlannedVariant pv;
+    pv.params = config;
+    pv.paramsText = axisOrderText(config);
+    pv.limitBytes = options.compile.target.maxSharedMemoryPerBlock;
+    VariantProgram vp = variantProgram(text, sweepBase, variantOptions, options.baseOverrides, config);
+    std::unique_ptr<CompileResult> r = compileTileProgram(fileName, vp.text, vp.options);
+    pv.compiled = r->ok() && r->plan && !r->plan->kernels.empty();
+    if (pv.compiled) {
+        const layout::KernelPlan* widest = &r->plan->kernels.front();
+        for (const layout::KernelPlan& k : r->plan->kernels)
+            if (k.budget.totalBytes > widest->budget.totalBytes)
+                widest = &k;
+        pv.sharedBytes = widest->budget.totalBytes;
+        pv.limitBytes = widest->budget.limitBytes > 0 ? widest->budget.limitBytes : pv.limitBytes;
+        pv.threads = widest->threads;
+    } else {
+        pv.message = firstError(r->diagnostics.diagnostics());
+        if (pv.message.empty())
+            pv.message = "the program did not compile";
+        // A variant over the budget fails the checks; its bytes are still the checker's sum.
+        if (r->module)
+            for (const ir::PrimFunc& f : r->module->funcs)
+                pv.sharedBytes = std::max(pv.sharedBytes, check::sharedMemoryBytes(f));
+    }
+    pv.fits = pv.compiled && (pv.limitBytes <= 0 || pv.sharedBytes <= pv.limitBytes);
+    pv.occupancy = computeOccupancy(options.compile.target, std::max<int64_t>(pv.threads, 1), pv.sharedBytes);
+    return pv;
+}
+
+} // namespace
+
 SweepPlan planSweep(const std::string& fileName, const std::string& text, const std::vector<SweepAxis>& axes,
                     const SweepPlanOptions& options, const CompileResult* base) {
     SweepPlan out;
@@ -188,36 +227,23 @@ SweepPlan planSweep(const std::string& fileName, const std::string& text, const 
     CompileOptions variantOptions = options.compile;
     // The budget is known after this pass; the bank analysis after it is not needed here.
     variantOptions.stopAfter = "shared-memory-planning";
-    for (const auto& config : configs) {
-        PlannedVariant pv;
-        pv.params = config;
-        pv.paramsText = axisOrderText(config);
-        pv.limitBytes = options.compile.target.maxSharedMemoryPerBlock;
-        VariantProgram vp = variantProgram(text, sweepBase, variantOptions, options.baseOverrides, config);
-        std::unique_ptr<CompileResult> r = compileTileProgram(fileName, vp.text, vp.options);
-        pv.compiled = r->ok() && r->plan && !r->plan->kernels.empty();
-        if (pv.compiled) {
-            const layout::KernelPlan* widest = &r->plan->kernels.front();
-            for (const layout::KernelPlan& k : r->plan->kernels)
-                if (k.budget.totalBytes > widest->budget.totalBytes)
-                    widest = &k;
-            pv.sharedBytes = widest->budget.totalBytes;
-            pv.limitBytes = widest->budget.limitBytes > 0 ? widest->budget.limitBytes : pv.limitBytes;
-            pv.threads = widest->threads;
-        } else {
-            pv.message = firstError(r->diagnostics.diagnostics());
-            if (pv.message.empty())
-                pv.message = "the program did not compile";
-            // A variant over the budget fails the checks; its bytes are still the checker's sum.
-            if (r->module)
-                for (const ir::PrimFunc& f : r->module->funcs)
-                    pv.sharedBytes = std::max(pv.sharedBytes, check::sharedMemoryBytes(f));
-        }
-        pv.fits = pv.compiled && (pv.limitBytes <= 0 || pv.sharedBytes <= pv.limitBytes);
-        pv.occupancy =
-            computeOccupancy(options.compile.target, std::max<int64_t>(pv.threads, 1), pv.sharedBytes);
-        out.variants.push_back(std::move(pv));
-    }
+    // Variants are independent compiles: spread over the cores, each into its own slot, so the order (and
+    // the result) is that of the configurations whatever thread finishes first. The app's stage plot waits
+    // for all of them after every edit.
+    out.variants.resize(configs.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < configs.size(); i = next++)
+            out.variants[i] = planVariant(fileName, text, sweepBase, variantOptions, options, configs[i]);
+    };
+    const size_t workers =
+        std::min<size_t>(configs.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> helpers;
+    for (size_t w = 1; w < workers; ++w)
+        helpers.emplace_back(work);
+    work();
+    for (std::thread& t : helpers)
+        t.join();
     out.ok = true;
     return out;
 }

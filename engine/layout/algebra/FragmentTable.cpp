@@ -3,6 +3,7 @@
 
 #include "engine/layout/algebra/Enumeration.h"
 #include "engine/layout/algebra/IndexMath.h"
+#include "engine/layout/algebra/TableMemo.h"
 
 #include <algorithm>
 
@@ -64,6 +65,13 @@ LayoutResult<FragmentTable> tabulateFragmentPointwise(const Fragment& fragment) 
 } // namespace
 
 LayoutResult<FragmentTable> tabulateFragment(const Fragment& fragment) {
+    static TableMemo<LayoutResult<FragmentTable>> memo(size_t(128) << 20);
+    return *memo.get(
+        fragment.toString(), [&] { return tabulateFragmentUncached(fragment); },
+        [](const LayoutResult<FragmentTable>& t) { return t ? t->cells.size() * sizeof(FragmentCell) : 0; });
+}
+
+LayoutResult<FragmentTable> tabulateFragmentUncached(const Fragment& fragment) {
     int64_t points = saturatingMul(fragment.inputSize(), fragment.replicateExtent());
     if (auto error = detail::checkDomain(points, "the fragment (elements x replicas)"))
         return *error;

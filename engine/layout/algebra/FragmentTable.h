@@ -33,7 +33,9 @@ struct FragmentTable {
 
 // Post: every thread in [0, threadExtent) and register in [0, registers) — otherwise error
 // "fragment-out-of-range". Example: the m16n8 accumulator's element (9, 3) is thread 5, register 3.
+// Kept by canonical text in a process-wide memo (TableMemo.h); tabulateFragmentUncached builds it anew.
 LayoutResult<FragmentTable> tabulateFragment(const Fragment& fragment);
+LayoutResult<FragmentTable> tabulateFragmentUncached(const Fragment& fragment);
 
 struct FragmentInverseTable {
     std::vector<int64_t> inputShape;

@@ -3,6 +3,7 @@
 
 #include "engine/layout/algebra/Enumeration.h"
 #include "engine/layout/algebra/IndexMath.h"
+#include "engine/layout/algebra/TableMemo.h"
 
 #include <algorithm>
 #include <map>
@@ -111,6 +112,14 @@ std::optional<int64_t> Layout::offset(const std::vector<int64_t>& point) const {
 }
 
 std::optional<std::vector<int64_t>> Layout::offsetTable() const {
+    using Table = std::optional<std::vector<int64_t>>;
+    static TableMemo<Table> memo(size_t(64) << 20);
+    return *memo.get(
+        toString(), [this] { return computeOffsetTable(); },
+        [](const Table& t) { return t ? t->size() * sizeof(int64_t) : 0; });
+}
+
+std::optional<std::vector<int64_t>> Layout::computeOffsetTable() const {
     std::vector<std::string> names = detail::varNamesFor(m_inputShape.size());
     int64_t count = std::max<int64_t>(inputSize(), 0);
     // One column per input variable over every point in row-major order.

@@ -53,7 +53,8 @@ public:
     // Row-major linearisation of apply(point) over outputShape().
     std::optional<int64_t> offset(const std::vector<int64_t>& point) const;
     // offset(point) for every point of the input shape in row-major order, with the expressions compiled
-    // once (offset() recompiles per call: use this for whole tables). nullopt when any point fails.
+    // once (offset() recompiles per call: use this for whole tables). nullopt when any point fails. Kept
+    // by canonical text in a process-wide memo (TableMemo.h).
     std::optional<std::vector<int64_t>> offsetTable() const;
     // Substitutes actual index expressions. When more indices than input dimensions are given, the extra
     // leading ones pass through unchanged (a pipeline stage prefixed to a 2-D swizzle).
@@ -72,6 +73,7 @@ public:
 
 private:
     std::vector<int64_t> m_inputShape;
+    std::optional<std::vector<int64_t>> computeOffsetTable() const; // offsetTable() without the memo
     std::vector<IndexExpr> m_forward;
 };
 
