@@ -2,6 +2,7 @@
 // workers that fill them (see CodeViews.h).
 #include "app/CodeViews.h"
 
+#include "app/CodeDiffPanel.h"
 #include "app/FindBar.h"
 
 #include <QComboBox>
@@ -117,7 +118,8 @@ struct CodeViews::CodeResult {
 
 namespace {
 
-QWidget* makePanel(const QString& name, QLabel* status, QWidget* picker, QWidget* view) {
+QWidget* makePanel(const QString& name, QLabel* status, QWidget* picker, QWidget* view,
+                   QWidget* below = nullptr) {
     auto* panel = new QWidget;
     panel->setObjectName(name);
     auto* layout = new QVBoxLayout(panel);
@@ -131,6 +133,8 @@ QWidget* makePanel(const QString& name, QLabel* status, QWidget* picker, QWidget
     layout->addWidget(view, 1);
     if (auto* text = qobject_cast<QPlainTextEdit*>(view))
         layout->addWidget(new FindBar(text, panel)); // Edit > Find while the view has focus
+    if (below)
+        layout->addWidget(below);
     return panel;
 }
 
@@ -151,7 +155,8 @@ QString resourcesLine(const GeneratedMachineCode& code) {
 CodeViews::CodeViews(const QFont& font, QObject* parent)
     : QObject(parent), m_cuda(new LinkedCodeView(font)), m_ptx(new LinkedCodeView(font)),
       m_sass(new LinkedCodeView(font)), m_pass(new LinkedCodeView(font)), m_cudaStatus(new QLabel),
-      m_ptxStatus(new QLabel), m_sassStatus(new QLabel), m_passStatus(new QLabel), m_picker(new QComboBox) {
+      m_diff(new CodeDiffPanel(font)), m_ptxStatus(new QLabel), m_sassStatus(new QLabel),
+      m_passStatus(new QLabel), m_picker(new QComboBox) {
     m_cuda->setObjectName("cudaView");
     m_ptx->setObjectName("ptxView");
     m_sass->setObjectName("sassView");
@@ -162,7 +167,7 @@ CodeViews::CodeViews(const QFont& font, QObject* parent)
         m_picker->setItemData(m_picker->count() - 1, QString(p.summary), Qt::ToolTipRole);
     }
     m_picker->setCurrentText("elaborate");
-    m_cudaPanel = makePanel("cudaPanel", m_cudaStatus, nullptr, m_cuda);
+    m_cudaPanel = makePanel("cudaPanel", m_cudaStatus, nullptr, m_cuda, m_diff);
     m_ptxPanel = makePanel("ptxPanel", m_ptxStatus, nullptr, m_ptx);
     m_sassPanel = makePanel("sassPanel", m_sassStatus, nullptr, m_sass);
     m_passesPanel = makePanel("passesPanel", m_passStatus, m_picker, m_pass);
@@ -226,6 +231,7 @@ bool CodeViews::sassVisible() const {
 void CodeViews::setAnalysis(const AnalysisPtr& analysis) {
     if (!analysis || !analysis->compile)
         return;
+    m_diff->setAnalysis(analysis);
     uint64_t generation = ++m_generation;
     ++m_codeRunning;
     m_codePool.start([this, generation, analysis] {
@@ -273,9 +279,9 @@ void CodeViews::showCode(const std::shared_ptr<CodeResult>& result) {
             for (const std::string& k : u.kernels)
                 kernels << QString::fromStdString(k);
         m_cudaStatus->setText(
-            QString("%1 (portable mma.sync path, planned for %2 without wgmma); generated in "
-                    "%3 ms with the pass snapshots")
-                .arg(kernels.join(", "), QString::fromStdString(m_cudaResult->planTarget))
+            QString("%1 (%2 backend, planned for %3); generated in %4 ms with the pass snapshots")
+                .arg(kernels.join(", "), backendName(m_cudaResult->backend),
+                     QString::fromStdString(m_cudaResult->planTarget))
                 .arg(result->milliseconds, 0, 'f', 1));
     }
     m_cuda->setLinkedTileLine(m_linkedLine);

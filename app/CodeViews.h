@@ -29,6 +29,8 @@ class QLabel;
 
 namespace tb::app {
 
+class CodeDiffPanel;
+
 // A read-only monospace listing whose lines link to tile-program lines.
 class LinkedCodeView : public QPlainTextEdit {
     Q_OBJECT
@@ -84,6 +86,7 @@ public:
     LinkedCodeView* sassView() const { return m_sass; }
     LinkedCodeView* passView() const { return m_pass; }
     QComboBox* passPicker() const { return m_picker; }
+    CodeDiffPanel* diffPanel() const { return m_diff; } // the CUDA dock's Compare row
     QLabel* ptxStatus() const { return m_ptxStatus; }
     QLabel* sassStatus() const { return m_sassStatus; }
 
@@ -107,8 +110,7 @@ public:
 signals:
     void lineClicked(int tileLine);
     // NVRTC compiled the CUDA of the analysis with that generation (ProgramAnalysis::generation).
-    void machineCodeReady(quint64 analysisGeneration,
-                          std::shared_ptr<const GeneratedMachineCode> code);
+    void machineCodeReady(quint64 analysisGeneration, std::shared_ptr<const GeneratedMachineCode> code);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -133,6 +135,7 @@ private:
     QWidget* m_sassPanel;
     QWidget* m_passesPanel;
     QLabel* m_cudaStatus;
+    CodeDiffPanel* m_diff;
     QLabel* m_ptxStatus;
     QLabel* m_sassStatus;
     QLabel* m_passStatus;

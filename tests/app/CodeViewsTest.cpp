@@ -103,7 +103,7 @@ TEST_F(CodeViewsFixture, GemmLineHighlightsMmaAndAClickComesBack) {
     ASSERT_EQ(window->editor()->currentLine(), relu);
     EXPECT_FALSE(std::count(cuda->highlightedLines().begin(), cuda->highlightedLines().end(), target));
     // Scroll the target into view without moving the cursor, then click it where it is drawn.
-    cuda->verticalScrollBar()->setValue(std::max(0, target - 5)); // a QPlainTextEdit scrolls by lines
+    cuda->verticalScrollBar()->setValue(std::max(0, target - 2)); // a QPlainTextEdit scrolls by lines
     QTest::qWait(20);
     ASSERT_EQ(window->editor()->currentLine(), relu);
     QRect rect = cuda->cursorRect(QTextCursor(cuda->document()->findBlockByNumber(target - 1)));

@@ -99,6 +99,7 @@ std::shared_ptr<ProgramAnalysis> analyzeProgram(std::string fileName, std::strin
                                                 const CompileOptions& options, uint64_t generation) {
     auto analysis = std::make_shared<ProgramAnalysis>();
     analysis->generation = generation;
+    analysis->options = options;
     analysis->compile = compileTileProgram(std::move(fileName), std::move(text), options);
     CompileResult& r = *analysis->compile;
     // The pipeline's own timings: the front half (parse to checks), then the layout passes.

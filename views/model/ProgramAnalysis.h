@@ -19,6 +19,7 @@ namespace tb::views {
 
 struct ProgramAnalysis {
     uint64_t generation = 0; // the edit this analysis belongs to (the app discards older ones)
+    CompileOptions options;  // what the program was compiled with (target, backend, the user's overrides)
     std::unique_ptr<CompileResult> compile;
     // The compile's own plan (compile->plan), the one its CUDA was generated from; null when the plan is
     // not complete (the program has errors before codegen).

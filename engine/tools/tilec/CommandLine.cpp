@@ -36,6 +36,7 @@ commands:
                     pipelines) and the shared-memory budget
   banks FILE        every shared-memory access with its bank wavefronts, swizzle on and off
   emit cuda|ptx|sass FILE   the generated CUDA, its PTX (NVRTC) or SASS (needs the toolkit's nvdisasm)
+                    (emit cuda --against NAME=VALUE: a unified diff of the CUDA against that setting)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
                     (--fast-compile[=mid|max]: NVRTC's fast-compile mode, a quicker compile of a slower kernel;
                     --cuda FILE: run an edited copy of `emit cuda` instead, same launch, tensor maps and check)
@@ -103,6 +104,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
                 return std::nullopt;
             }
             cl.params.push_back(kv);
+        } else if (arg == "--against") {
+            auto v = needValue("NAME=VALUE");
+            std::pair<std::string, std::string> kv;
+            if (!v || !splitAssignment(*v, kv)) {
+                if (error.empty())
+                    error = "expected NAME=VALUE after --against";
+                return std::nullopt;
+            }
+            cl.against.push_back(kv);
         } else if (arg == "--dim") {
             auto v = needValue("NAME=VALUE");
             std::pair<std::string, std::string> kv;
@@ -193,6 +203,10 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
         }
         cl.emitKind = positional[1];
         next = 2;
+    }
+    if (!cl.against.empty() && !(cl.command == "emit" && cl.emitKind == "cuda")) {
+        error = "--against compares generated CUDA: use it with emit cuda";
+        return std::nullopt;
     }
     if (positional.size() > next)
         cl.file = positional[next];

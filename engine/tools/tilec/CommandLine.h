@@ -24,8 +24,9 @@ struct CommandLine {
     std::string command;
     std::string emitKind; // emit: cuda, ptx or sass
     std::string file;
-    std::vector<std::pair<std::string, std::string>> params; // -p NAME=VALUE
-    std::vector<std::pair<std::string, std::string>> dims;   // --dim NAME=VALUE (T.dynamic sizes)
+    std::vector<std::pair<std::string, std::string>> params;  // -p NAME=VALUE
+    std::vector<std::pair<std::string, std::string>> dims;    // --dim NAME=VALUE (T.dynamic sizes)
+    std::vector<std::pair<std::string, std::string>> against; // emit cuda --against NAME=VALUE: diff with it
     std::string arch = "sm_90a";
     std::string entry;
     bool json = false;

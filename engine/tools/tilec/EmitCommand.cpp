@@ -2,7 +2,10 @@
 
 #include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassSnapshots.h"
+#include "engine/profile/CodeDiff.h"
+#include "engine/support/Json.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -39,6 +42,33 @@ int emitCode(const CommandLine& cl, const CompileResult& result, std::string_vie
         return ExitRuntimeError;
     }
     std::printf("%s", code.sass.c_str());
+    return ExitOk;
+}
+
+int emitCudaDiff(const CommandLine& cl, const CompileResult& result, const std::string& fileName,
+                 const std::string& text, const CompileOptions& options) {
+    profile::GeneratedCodeDiff diff = profile::diffGeneratedCuda(fileName, text, result, options, cl.against);
+    if (cl.json) {
+        JsonWriter json;
+        json.beginObject()
+            .field("ok", diff.ok)
+            .field("a", diff.nameA)
+            .field("b", diff.nameB)
+            .field("removed", int64_t(diff.removed))
+            .field("added", int64_t(diff.added))
+            .field("diff", diff.ok ? diff.unified() : "")
+            .field("error", diff.error)
+            .endObject();
+        std::printf("%s\n", json.str().c_str());
+    } else if (diff.ok) {
+        std::printf("%s", diff.unified().c_str());
+        if (diff.removed + diff.added == 0)
+            std::fprintf(stderr, "tilec: the CUDA of %s is the same\n", diff.nameB.c_str());
+    }
+    if (!diff.ok) {
+        std::fprintf(stderr, "tilec: error: %s\n", diff.error.c_str());
+        return ExitCompileError;
+    }
     return ExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/pipeline/Pipeline.h"
 #include "engine/tools/tilec/CommandLine.h"
 
+#include <string>
 #include <string_view>
 
 namespace tb::tilec {
@@ -12,6 +13,13 @@ namespace tb::tilec {
 // `kind` is "cuda", "ptx" or "sass". Prints to stdout, errors to stderr; returns an ExitCode. PTX/SASS are
 // compiled for cl.arch.
 int emitCode(const CommandLine& cl, const CompileResult& result, std::string_view kind = "cuda");
+
+// `tilec emit cuda FILE --against NAME=VALUE`: the unified diff of the CUDA of `result` (the program with
+// `options`) against the same program with cl.against applied as a sweep applies it
+// (engine/profile/CodeDiff.h).
+// --json: {"ok", "a", "b", "removed", "added", "diff"}. ExitOk with an empty diff when nothing changes.
+int emitCudaDiff(const CommandLine& cl, const CompileResult& result, const std::string& fileName,
+                 const std::string& text, const CompileOptions& options);
 
 } // namespace tb::tilec
 

@@ -158,6 +158,8 @@ int runCompileCommand(const CommandLine& cl) {
         status = printPlan(*result, *result->plan, cl.json, cl.tables);
     else if (cl.command == "banks")
         status = printBanks(*result, *result->plan, cl.json);
+    else if (cl.command == "emit" && !cl.against.empty())
+        return emitCudaDiff(cl, *result, input.name, input.text, options);
     else if (cl.command == "emit")
         return emitCode(cl, *result, cl.emitKind);
     else if (cl.command == "run" && cl.gpu)
