@@ -8,7 +8,6 @@
 #include "app/CodeEditor.h"
 #include "app/CodeViews.h"
 #include "app/CompileService.h"
-#include "app/CpuRun.h"
 #include "app/Recovery.h"
 #include "app/RunPanel.h"
 #include "engine/target/Backend.h"

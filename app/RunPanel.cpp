@@ -8,7 +8,9 @@
 #include "engine/profile/MetricCatalog.h"
 #include "engine/profile/ProgramProfiler.h"
 #include "engine/profile/ProgramSweep.h"
+#include "engine/run/CpuRun.h"
 #include "engine/run/GpuRun.h"
+#include "engine/run/RunReport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -118,46 +120,21 @@ bool hasGemm(const views::ProgramAnalysis& a) {
     return false;
 }
 
-std::string mismatchText(const ComparisonResult& c) {
-    if (c.shapeMismatch)
-        return "shape differs from the reference's";
-    if (c.firstMismatch.empty())
-        return {};
-    std::string idx = "[";
-    for (size_t i = 0; i < c.firstMismatch.size(); ++i)
-        idx += (i ? ", " : "") + std::to_string(c.firstMismatch[i]);
-    return idx + "]: got " + number("%.6g", c.actualAtMismatch) + ", expected " +
-           number("%.6g", c.expectedAtMismatch);
-}
-
 void cpuRunJob(const AnalysisPtr& a, RunOutcome& out) {
-    CpuRunReport report = runOnCpuReference(*a);
-    QString text = "CPU reference executor\n" + qs(report.summary());
-    for (const OutputCheck& o : report.outputs) {
-        text += QString("\n  %1: %2, max abs err %3, max rel err %4, %5 mismatches")
-                    .arg(qs(o.name), o.ok ? "ok" : "MISMATCH")
-                    .arg(o.maxAbsError, 0, 'g', 3)
-                    .arg(o.maxRelError, 0, 'g', 3)
-                    .arg(o.mismatches);
-        if (!o.firstMismatch.empty())
-            text += "\n    first mismatch " + qs(o.firstMismatch);
-    }
-    if (!report.executed || !report.checked)
-        text += "\n" + qs(report.error);
-    out.text = text;
-    out.summary = qs(report.summary());
+    // The engine's CPU run and report, as `tilec run --cpu` prints it (engine/run/CpuRun.h, RunReport.h).
+    run::CpuRunOptions options;
+    options.seed = 1;
+    run::CpuRunResult result = run::runOnCpu(*a->compile, options);
+    run::RunReport report = run::describeCpuRun(result);
+    out.text = "CPU reference executor\n" + qs(report.text());
+    out.summary = qs(report.headline);
     out.record.kind = views::RunKind::CpuRun;
     out.record.device = "CPU reference executor";
-    out.record.ok = report.ok;
-    out.record.summary = report.summary();
-    double maxAbs = 0, maxRel = 0;
-    for (const OutputCheck& o : report.outputs) {
-        maxAbs = std::max(maxAbs, o.maxAbsError);
-        maxRel = std::max(maxRel, o.maxRelError);
-    }
+    out.record.ok = result.ok;
+    out.record.summary = report.headline;
     if (report.checked) {
-        out.record.maxAbsError = maxAbs;
-        out.record.maxRelError = maxRel;
+        out.record.maxAbsError = report.maxAbsError;
+        out.record.maxRelError = report.maxRelError;
     }
 }
 
@@ -211,25 +188,11 @@ void gpuRunJob(gpu::RunnerClient& client, const AnalysisPtr& a, bool quickCompil
         out.text = text;
         return;
     }
-    double maxAbs = 0, maxRel = 0;
-    for (const run::GpuOutputCheck& c : r.outputs) {
-        const ComparisonResult& cmp = c.comparison;
-        maxAbs = std::max(maxAbs, cmp.maxAbsError);
-        maxRel = std::max(maxRel, cmp.maxRelError);
-        text += QString("  %1: %2, max abs err %3, max rel err %4, %5 mismatches (atol %6, rtol %7: %8)\n")
-                    .arg(qs(c.name), cmp.ok() ? "ok" : "MISMATCH")
-                    .arg(cmp.maxAbsError, 0, 'g', 3)
-                    .arg(cmp.maxRelError, 0, 'g', 3)
-                    .arg(cmp.mismatches)
-                    .arg(c.atol, 0, 'g', 3)
-                    .arg(c.rtol, 0, 'g', 3)
-                    .arg(qs(c.toleranceSetBy));
-        if (!cmp.ok())
-            text += qs("    first mismatch " + mismatchText(cmp) + "\n");
-    }
-    for (const run::GpuKernelReport& k : r.kernels)
-        text += qs("  kernel " + k.name + ": " + number("%.3f ms wall", k.wallMs) + ", " +
-                   std::to_string(k.registers) + " registers/thread\n");
+    // The engine's description of the run, the lines `tilec run --gpu` prints (engine/run/RunReport.h).
+    run::RunReport report = run::describeGpuRun(r);
+    for (const std::string& line : report.lines)
+        text += qs(line) + "\n";
+    const double maxAbs = report.maxAbsError, maxRel = report.maxRelError;
     out.summary = QString("%1 on the GPU (max abs err %2, max rel err %3%4)")
                       .arg(r.matches ? "correct" : "WRONG RESULTS")
                       .arg(maxAbs, 0, 'g', 3)

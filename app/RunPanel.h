@@ -13,7 +13,6 @@
 
 #include "app/CanvasPanels.h"
 #include "app/CompileService.h"
-#include "app/CpuRun.h"
 #include "engine/gpu/RunnerClient.h"
 #include "views/model/RunHistoryModel.h"
 

@@ -154,4 +154,19 @@ std::vector<size_t> nonUnitDims(const std::vector<int64_t>& extents) {
     return out;
 }
 
+std::vector<bool> producedParams(const ir::PrimFunc& func) {
+    std::vector<bool> marked, written;
+    const std::set<const ir::Buffer*> writes = writtenBuffers(*func.body);
+    for (const ir::Buffer* b : func.params) {
+        marked.push_back(b->isOutput);
+        written.push_back(writes.count(b) > 0);
+    }
+    auto any = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
+    if (any(marked))
+        return marked;
+    if (any(written))
+        return written;
+    return std::vector<bool>(func.params.size(), true);
+}
+
 } // namespace tb::ir

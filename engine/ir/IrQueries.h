@@ -33,6 +33,11 @@ void walkStmts(const ir::Stmt& root,
 // The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results).
 std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 
+// The parameters a program produces, one flag per parameter: the marked outputs (out_idx, T.empty); with
+// none marked, those the kernels write; with none written either, all of them. What a run reads back,
+// checks and describes.
+std::vector<bool> producedParams(const ir::PrimFunc& func);
+
 // The shared buffers `root` reads and writes: loads in any expression, copy/atomic sources and
 // destinations, stores, fills, gemm operands (A and B read; C is a fragment).
 void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes);

@@ -61,23 +61,6 @@ std::vector<gpu::CudaCompileResult> compileKernels(const std::string& source,
     return results;
 }
 
-// Which parameters a run reads back and checks: the marked outputs; with none marked, those the kernels
-// write; with none written either, all of them.
-std::vector<bool> comparedParams(const ir::PrimFunc& func) {
-    std::vector<bool> marked, written;
-    const std::set<const ir::Buffer*> writes = ir::writtenBuffers(*func.body);
-    for (const ir::Buffer* b : func.params) {
-        marked.push_back(b->isOutput);
-        written.push_back(writes.count(b) > 0);
-    }
-    auto any = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
-    if (any(marked))
-        return marked;
-    if (any(written))
-        return written;
-    return std::vector<bool>(func.params.size(), true);
-}
-
 // Appends (step name, milliseconds since the previous step) to a run's step timings.
 class StepClock {
 public:
@@ -629,7 +612,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
 
     // Download and compare the outputs: the parameters marked as outputs or, when none is marked (the seed
     // article's GEMM), every parameter the kernels write; the others come back unchanged.
-    const std::vector<bool> compared = comparedParams(func);
+    const std::vector<bool> compared = ir::producedParams(func);
     // A parameter that is read back gets its data from the download alone: copying the host tensor's data
     // first would touch megabytes (zeros when the runner filled the inputs) only to overwrite them.
     std::vector<char> bytes; // one buffer for all reads: memory already paged in is faster to decode into

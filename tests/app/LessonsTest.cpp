@@ -1,8 +1,9 @@
 // The lessons: every lesson's sample runs correct on the CPU against its reference, and its exercise (the
 // sample with the lesson's line taken out) does not: the gap is one the learner must really fill.
-#include "app/CpuRun.h"
 #include "engine/catalog/LessonCatalog.h"
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/run/CpuRun.h"
+#include "engine/run/RunReport.h"
 #include "views/model/ProgramAnalysis.h"
 
 #include <gtest/gtest.h>
@@ -12,14 +13,15 @@
 namespace tb {
 namespace {
 
-app::CpuRunReport runText(const std::string& name, const std::string& text) {
+// As the app's Run without a GPU does it (RunPanel: run::runOnCpu on the analysis' compile).
+run::CpuRunResult runText(const std::string& name, const std::string& text) {
     auto analysis = views::analyzeProgram(name, text);
     if (!analysis || !analysis->ok()) {
-        app::CpuRunReport failed;
+        run::CpuRunResult failed;
         failed.error = "does not compile";
         return failed;
     }
-    return app::runOnCpuReference(*analysis);
+    return run::runOnCpu(*analysis->compile);
 }
 
 TEST(Lessons, AtLeastFiveInOrderEachWithViewsAndAnExercise) {
@@ -55,12 +57,12 @@ TEST_P(LessonExercise, TheSampleIsCorrectAndTheExerciseIsNot) {
     EXPECT_EQ(exercise.find(lesson->gap), std::string::npos) << "the gap line is still there";
     EXPECT_NE(exercise.find("# tilebench-reference:"), std::string::npos) << "a Run must be able to check it";
 
-    app::CpuRunReport right = runText(sample->fileName, solution);
-    EXPECT_TRUE(right.executed && right.checked && right.ok) << right.summary();
-    app::CpuRunReport gap = runText(sample->fileName, exercise);
+    run::CpuRunResult right = runText(sample->fileName, solution);
+    EXPECT_TRUE(right.executed && right.checked && right.ok) << run::describeCpuRun(right).text();
+    run::CpuRunResult gap = runText(sample->fileName, exercise);
     EXPECT_FALSE(gap.ok) << "lesson " << lesson->number << ": the exercise passes without the missing line";
     if (gap.executed) {
-        EXPECT_TRUE(gap.checked) << gap.summary(); // wrong results, found by the reference
+        EXPECT_TRUE(gap.checked) << run::describeCpuRun(gap).text(); // wrong results, found by the reference
     }
 }
 

@@ -77,7 +77,7 @@ TEST_F(RunPanelFixture, FakeRunnerRunBenchProfileSweepAndDiff) {
     EXPECT_TRUE(out.startsWith("WRONG RESULTS on the GPU (max abs err ")) << out.toStdString();
     EXPECT_TRUE(out.contains("MISMATCH")) << out.toStdString();
     EXPECT_TRUE(out.contains("max rel err")) << out.toStdString();
-    EXPECT_TRUE(out.contains("first mismatch [")) << out.toStdString();
+    EXPECT_TRUE(out.contains("elements differ; first at [")) << out.toStdString(); // as tilec prints it
     EXPECT_TRUE(out.contains("got 0, expected")) << out.toStdString();
     EXPECT_TRUE(out.contains("simulated")) << out.toStdString();
     ASSERT_EQ(panel->historyModel().size(), 1u);

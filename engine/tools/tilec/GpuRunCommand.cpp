@@ -1,6 +1,7 @@
 #include "engine/tools/tilec/GpuRunCommand.h"
 
 #include "engine/run/GpuRun.h"
+#include "engine/run/RunReport.h"
 #include "engine/support/Json.h"
 
 #include <cstdint>
@@ -86,18 +87,10 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
                 k.name.c_str(), (long long)k.grid[0], (long long)k.grid[1], (long long)k.grid[2],
                 (long long)k.block[0], (long long)k.dynamicSharedBytes, k.registers, k.spillStoreBytes,
                 k.wallMs);
-        for (const auto& o : r.outputs) {
-            std::printf("  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g: %s)\n",
-                        o.name.c_str(), o.comparison.ok() ? "ok      " : "MISMATCH", o.comparison.maxAbsError,
-                        o.comparison.maxRelError, o.atol, o.rtol, o.toleranceSetBy.c_str());
-            if (o.comparison.shapeMismatch)
-                std::printf("    shape differs from the CPU executor's\n");
-            else if (!o.comparison.ok())
-                std::printf("    %lld elements differ; first at %s: got %.6g, expected %.6g\n",
-                            static_cast<long long>(o.comparison.mismatches),
-                            indexText(o.comparison.firstMismatch).c_str(), o.comparison.actualAtMismatch,
-                            o.comparison.expectedAtMismatch);
-        }
+        for (const auto& o : r.outputs)
+            for (const std::string& line :
+                 run::outputCheckLines(o.name, o.comparison, o.atol, o.rtol, o.toleranceSetBy))
+                std::printf("%s\n", line.c_str());
         if (!r.oracleNote.empty())
             std::printf("note: %s\n", r.oracleNote.c_str());
         std::printf("%s against the CPU reference executor (%s, %.3f s)\n",

@@ -1,0 +1,160 @@
+// Run descriptions shared by tilec and the app; see RunReport.h.
+#include "engine/run/RunReport.h"
+
+#include "engine/support/Json.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
+
+namespace tb::run {
+
+namespace {
+
+std::string format(const char* pattern, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, pattern, value);
+    return buf;
+}
+
+std::string indexText(const std::vector<int64_t>& index) {
+    std::string s = "[";
+    for (size_t i = 0; i < index.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(index[i]);
+    return s + "]";
+}
+
+void addErrors(RunReport& r, const ComparisonResult& c) {
+    r.maxAbsError = std::max(r.maxAbsError, c.maxAbsError);
+    r.maxRelError = std::max(r.maxRelError, c.maxRelError);
+}
+
+} // namespace
+
+std::string RunReport::text() const {
+    std::string out;
+    for (const std::string& l : lines)
+        out += l + "\n";
+    return out + headline + "\n";
+}
+
+std::vector<std::string> outputCheckLines(const std::string& name, const ComparisonResult& c, double atol,
+                                          double rtol, const std::string& toleranceSetBy) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "  %-16s %s  max abs err %.3g  max rel err %.3g  (atol %.3g, rtol %.3g%s%s)", name.c_str(),
+                  c.ok() ? "ok      " : "MISMATCH", c.maxAbsError, c.maxRelError, atol, rtol,
+                  toleranceSetBy.empty() ? "" : ": ", toleranceSetBy.c_str());
+    std::vector<std::string> lines = {buf};
+    if (c.shapeMismatch) {
+        lines.push_back("    the shape differs from the expected one");
+    } else if (!c.ok()) {
+        std::snprintf(buf, sizeof buf, "    %lld elements differ; first at %s: got %.6g, expected %.6g",
+                      static_cast<long long>(c.mismatches), indexText(c.firstMismatch).c_str(),
+                      c.actualAtMismatch, c.expectedAtMismatch);
+        lines.push_back(buf);
+    }
+    return lines;
+}
+
+RunReport describeCpuRun(const CpuRunResult& result) {
+    RunReport r;
+    if (!result.executed) {
+        r.headline = "did not run: " + result.error;
+        return r;
+    }
+    const bool jit = result.execution.used == CpuBackend::Jit;
+    const std::string where = std::string(jit ? "CPU JIT" : "CPU interpreter") + ", " +
+                              format("%.3f s", result.seconds) +
+                              (jit ? format(", compile %.3f s", result.execution.compileSeconds) : "");
+    if (!result.execution.fallbackNote.empty())
+        r.lines.push_back("note: " + result.execution.fallbackNote);
+    for (const std::string& p : result.prints)
+        r.lines.push_back(p);
+    if (!result.checked) {
+        r.lines.push_back(result.error + (result.statistics.empty() ? "" : "; outputs:"));
+        for (const OutputStatistics& s : result.statistics) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf, "  %-16s min %-12.6g max %-12.6g mean %-12.6g nan %lld",
+                          s.name.c_str(), s.min, s.max, s.mean, static_cast<long long>(s.nans));
+            r.lines.push_back(buf);
+        }
+        r.headline = "ran on the " + where + "; not checked";
+        r.ok = true; // it ran; there was nothing to check it against
+        return r;
+    }
+    r.checked = true;
+    for (const CpuOutputCheck& o : result.outputs) {
+        for (std::string& l : outputCheckLines(o.name, o.comparison, o.atol, o.rtol))
+            r.lines.push_back(std::move(l));
+        addErrors(r, o.comparison);
+    }
+    r.ok = result.ok;
+    r.headline = std::string(result.ok ? "correct" : "WRONG RESULTS") + " against '" + result.reference +
+                 "' (" + where + ")";
+    return r;
+}
+
+RunReport describeGpuRun(const GpuRunResult& result) {
+    RunReport r;
+    if (!result.ran) {
+        r.headline =
+            "the GPU run failed at " + std::string(gpuRunStageName(result.stage)) + ": " + result.message;
+        if (result.fault)
+            r.lines.push_back("the kernel faulted; the runner was restarted");
+        if (result.timeout)
+            r.lines.push_back("the watchdog stopped the kernel; the runner was restarted");
+        return r;
+    }
+    for (const GpuOutputCheck& o : result.outputs) {
+        for (std::string& l : outputCheckLines(o.name, o.comparison, o.atol, o.rtol, o.toleranceSetBy))
+            r.lines.push_back(std::move(l));
+        addErrors(r, o.comparison);
+    }
+    for (const GpuKernelReport& k : result.kernels) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "  kernel %s: grid %lldx%lldx%lld, block %lld, %lld B shared, %d registers/thread, "
+                      "%d B spilled, %.3f ms wall",
+                      k.name.c_str(), (long long)k.grid[0], (long long)k.grid[1], (long long)k.grid[2],
+                      (long long)k.block[0], (long long)k.dynamicSharedBytes, k.registers, k.spillStoreBytes,
+                      k.wallMs);
+        r.lines.push_back(buf);
+    }
+    if (!result.oracleNote.empty())
+        r.lines.push_back("note: " + result.oracleNote);
+    r.checked = !result.outputs.empty();
+    r.ok = result.matches;
+    r.headline = std::string(result.matches ? "correct" : "WRONG RESULTS") +
+                 " on the GPU against the CPU executor (" + result.oracleBackend + ", " +
+                 format("%.3f s", result.oracleSeconds) + ")";
+    return r;
+}
+
+std::string cpuRunJson(const CpuRunResult& result) {
+    JsonWriter json;
+    json.beginObject()
+        .field("executed", result.executed)
+        .field("backend", cpuBackendName(result.execution.used))
+        .field("seconds", result.seconds)
+        .field("compileSeconds", result.execution.compileSeconds)
+        .field("fallback", result.execution.fallbackNote)
+        .field("reference", result.reference)
+        .field("checked", result.checked)
+        .field("ok", result.ok)
+        .key("outputs")
+        .beginArray();
+    for (const CpuOutputCheck& o : result.outputs)
+        json.beginObject()
+            .field("name", o.name)
+            .field("ok", o.comparison.ok())
+            .field("maxAbsError", o.comparison.maxAbsError)
+            .field("maxRelError", o.comparison.maxRelError)
+            .field("mismatches", o.comparison.mismatches)
+            .endObject();
+    json.endArray().field("error", result.checked ? std::string() : result.error).endObject();
+    return json.str();
+}
+
+} // namespace tb::run

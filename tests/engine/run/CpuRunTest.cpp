@@ -1,0 +1,71 @@
+// The engine's CPU run and the run report that tilec and the app both show: a sample checked against its
+// reference, a program without one described by its outputs, a run that cannot start, and the report's
+// output lines (the tolerance, the first mismatch) for a GPU check.
+#include "engine/run/CpuRun.h"
+
+#include "CodegenTestSupport.h"
+#include "engine/run/RunReport.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace tb;
+using namespace tb::codegen::test;
+
+TEST(CpuRun, ASampleIsCheckedAgainstItsReferenceAndReportedOnce) {
+    PlannedProgram p = planSample("01_elementwise_add.py", {{"M", "64"}, {"N", "96"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    run::CpuRunResult r = run::runOnCpu(*p.result);
+    ASSERT_TRUE(r.executed) << r.error;
+    EXPECT_TRUE(r.checked);
+    EXPECT_TRUE(r.ok);
+    EXPECT_EQ(r.reference, "elementwise_add");
+    ASSERT_EQ(r.outputs.size(), 1u);
+    run::RunReport report = run::describeCpuRun(r);
+    EXPECT_TRUE(report.ok && report.checked);
+    EXPECT_EQ(report.headline.rfind("correct against 'elementwise_add' (CPU ", 0), 0u) << report.headline;
+    ASSERT_FALSE(report.lines.empty());
+    EXPECT_NE(report.lines.back().find("ok        max abs err"), std::string::npos) << report.lines.back();
+    EXPECT_NE(run::cpuRunJson(r).find("\"reference\": \"elementwise_add\""), std::string::npos);
+}
+
+TEST(CpuRun, WithoutAReferenceTheOutputsAreDescribed) {
+    PlannedProgram p = planTestProgram("fuzz_one_index_var.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    run::CpuRunResult r = run::runOnCpu(*p.result);
+    ASSERT_TRUE(r.executed) << r.error;
+    EXPECT_FALSE(r.checked);
+    EXPECT_NE(r.error.find("no naive reference"), std::string::npos);
+    ASSERT_FALSE(r.statistics.empty());
+    run::RunReport report = run::describeCpuRun(r);
+    EXPECT_NE(report.headline.find("not checked"), std::string::npos);
+    EXPECT_NE(report.text().find(" min "), std::string::npos) << report.text();
+}
+
+TEST(CpuRun, AProgramThatDoesNotCompileDoesNotRun) {
+    CompileOptions options;
+    auto bad = compileTileProgram("bad.py", "import tilelang.language as T\nT.nope(\n", options);
+    run::CpuRunResult r = run::runOnCpu(*bad);
+    EXPECT_FALSE(r.executed);
+    EXPECT_EQ(run::describeCpuRun(r).headline.rfind("did not run: ", 0), 0u);
+}
+
+TEST(RunReport, OutputLinesGiveTheToleranceAndTheFirstMismatch) {
+    ComparisonResult c;
+    c.maxAbsError = 0.5;
+    c.maxRelError = 1;
+    c.mismatches = 3;
+    c.firstMismatch = {2, 7};
+    c.actualAtMismatch = 0;
+    c.expectedAtMismatch = 0.5;
+    auto lines = run::outputCheckLines("C", c, 0.03, 0.03, "C_f (bfloat16)");
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_NE(lines[0].find("MISMATCH"), std::string::npos);
+    EXPECT_NE(lines[0].find("(atol 0.03, rtol 0.03: C_f (bfloat16))"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[1], "    3 elements differ; first at [2, 7]: got 0, expected 0.5");
+    run::GpuRunResult failed;
+    failed.stage = run::GpuRunStage::Runner;
+    failed.message = "cannot start tilebench-runner";
+    EXPECT_EQ(run::describeGpuRun(failed).headline,
+              "the GPU run failed at runner: cannot start tilebench-runner");
+}
