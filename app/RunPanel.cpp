@@ -232,31 +232,10 @@ void profileJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::stri
         out.addToHistory = !r.cancelled;
         return;
     }
-    // The headline: median and spread, rates, fractions of the ceilings, the cuBLAS ratio.
-    double spread = 0, tflops = 0, gbps = 0;
-    for (const profile::ProfileReport& k : r.kernels) {
-        spread = std::max(spread, k.timing.summary.spreadPct);
-        tflops = std::max(tflops, k.rates.tflops);
-        gbps = std::max(gbps, k.rates.gbps);
-    }
-    std::string head =
-        "median " + profile::formatDuration(r.totalMedianMs) + number(", spread %.1f%%", spread);
-    if (tflops > 0)
-        head += number(", %.3g TFLOP/s", tflops);
-    if (gbps > 0)
-        head += number(", %.4g GB/s", gbps);
-    if (r.kernels.size() == 1) {
-        const profile::DerivedRates& rates = r.kernels[0].rates;
-        if (rates.fractionOfGemm >= 0)
-            head += number(", %.1f%% of cuBLAS peak", rates.fractionOfGemm * 100);
-        if (rates.fractionOfCopy >= 0)
-            head += number(", %.1f%% of copy bandwidth", rates.fractionOfCopy * 100);
-        for (const profile::PeerComparison& p : r.kernels[0].peers)
-            if (p.ratio > 0)
-                head += number(", %.3gx the speed of cuBLAS", p.ratio);
-    }
-    if (r.simulated)
-        head += " (SIMULATED)";
+    // The headline: median and spread, rates, fractions of the ceilings, the cuBLAS ratio (the engine's).
+    const profile::ProgramHeadline headline = profile::programHeadline(r);
+    const std::string& head = headline.text;
+    const double spread = headline.spreadPct, tflops = headline.tflops, gbps = headline.gbps;
     out.summary = qs(std::string(profile ? "profile: " : "bench: ") + head);
     out.text = out.summary + "\n" + qs(profile::formatProgramReportText(r));
     for (const std::string& w : r.warnings)

@@ -413,4 +413,36 @@ std::string formatProgramReportJson(const ProgramProfileReport& report) {
     return w.str();
 }
 
+ProgramHeadline programHeadline(const ProgramProfileReport& r) {
+    ProgramHeadline h;
+    for (const ProfileReport& k : r.kernels) {
+        h.spreadPct = std::max(h.spreadPct, k.timing.summary.spreadPct);
+        h.tflops = std::max(h.tflops, k.rates.tflops);
+        h.gbps = std::max(h.gbps, k.rates.gbps);
+    }
+    auto number = [](const char* pattern, double value) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, pattern, value);
+        return std::string(buf);
+    };
+    h.text = "median " + formatDuration(r.totalMedianMs) + number(", spread %.1f%%", h.spreadPct);
+    if (h.tflops > 0)
+        h.text += number(", %.3g TFLOP/s", h.tflops);
+    if (h.gbps > 0)
+        h.text += number(", %.4g GB/s", h.gbps);
+    if (r.kernels.size() == 1) {
+        const DerivedRates& rates = r.kernels[0].rates;
+        if (rates.fractionOfGemm >= 0)
+            h.text += number(", %.1f%% of cuBLAS peak", rates.fractionOfGemm * 100);
+        if (rates.fractionOfCopy >= 0)
+            h.text += number(", %.1f%% of copy bandwidth", rates.fractionOfCopy * 100);
+        for (const PeerComparison& p : r.kernels[0].peers)
+            if (p.ratio > 0)
+                h.text += number(", %.3gx the speed of cuBLAS", p.ratio);
+    }
+    if (r.simulated)
+        h.text += " (SIMULATED)";
+    return h;
+}
+
 } // namespace tb::profile

@@ -120,6 +120,15 @@ std::string formatProgramReportText(const ProgramProfileReport& report);
 // {"file", "correctness", "totalMedianMs", "reports": [one formatReportJson per kernel]}.
 std::string formatProgramReportJson(const ProgramProfileReport& report);
 
+// One line for a run history: "median 297.6 us, spread 0.4%, 462 TFLOP/s, 69.4% of cuBLAS peak, 0.95x the
+// speed of cuBLAS" (rates and fractions where they apply; " (SIMULATED)" on a fake runner), and the
+// figures it names, over the program's kernels.
+struct ProgramHeadline {
+    std::string text;
+    double spreadPct = 0, tflops = 0, gbps = 0;
+};
+ProgramHeadline programHeadline(const ProgramProfileReport& report);
+
 // An integer jit parameter of the specialization, 0 when absent or not an integer.
 int64_t integerParam(const ir::Module& module, const std::string& name);
 

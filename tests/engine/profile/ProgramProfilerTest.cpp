@@ -63,6 +63,28 @@ ProgramProfileOptions quickOptions(ProfileCommand command) {
     return o;
 }
 
+TEST(ProgramProfiler, TheHeadlineNamesMedianSpreadRatesAndThePeer) {
+    ProgramProfileReport r;
+    r.totalMedianMs = 0.2976;
+    ProfileReport k;
+    k.timing.summary.spreadPct = 0.4;
+    k.rates.tflops = 462;
+    k.rates.fractionOfGemm = 0.694;
+    PeerComparison cublas;
+    cublas.ratio = 0.95;
+    k.peers.push_back(cublas);
+    r.kernels.push_back(k);
+    ProgramHeadline h = programHeadline(r);
+    EXPECT_EQ(h.text, "median " + formatDuration(0.2976) +
+                          ", spread 0.4%, 462 TFLOP/s, 69.4% of cuBLAS peak, 0.95x the speed of cuBLAS");
+    EXPECT_DOUBLE_EQ(h.tflops, 462);
+    EXPECT_DOUBLE_EQ(h.gbps, 0);
+    r.simulated = true;
+    r.kernels.push_back(k); // two kernels: no per-kernel fractions
+    EXPECT_EQ(programHeadline(r).text,
+              "median " + formatDuration(0.2976) + ", spread 0.4%, 462 TFLOP/s (SIMULATED)");
+}
+
 TEST(ProgramProfiler, TileLineMapMarksBoilerplate) {
     codegen::LineMap map;
     map.add(3, SourceRange{}, 0);  // boilerplate
