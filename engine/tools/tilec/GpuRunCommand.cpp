@@ -10,18 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace tb::tilec {
-
-namespace {
-std::string indexText(const std::vector<int64_t>& index) {
-    std::string s = "[";
-    for (size_t i = 0; i < index.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(index[i]);
-    return s + "]";
-}
-} // namespace
 
 int runOnGpu(const CommandLine& cl, const CompileResult& result) {
     run::GpuRunOptions options;
