@@ -11,6 +11,7 @@
 #include "engine/run/CpuRun.h"
 #include "engine/run/GpuRun.h"
 #include "engine/run/RunReport.h"
+#include "engine/support/NumberText.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -85,12 +86,6 @@ namespace {
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
-}
-
-std::string number(const char* format, double value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, value);
-    return buf;
 }
 
 std::map<std::string, std::string> specialization(const views::ProgramAnalysis& a) {
@@ -262,7 +257,7 @@ void profileJob(gpu::RunnerClient& client, const AnalysisPtr& a, const std::stri
         for (const profile::MetricValue& m : k.counters.values) {
             const profile::MetricInfo* info = profile::findMetric(m.name);
             out.metrics.push_back(
-                {qs(k.kernel), qs(m.name), m.available ? qs(number("%.6g", m.value)) : "n/a",
+                {qs(k.kernel), qs(m.name), m.available ? qs(formatNumber("%.6g", m.value)) : "n/a",
                  info ? profile::metricUnitName(info->unit) : "", info ? info->meaning : qs(m.note)});
             if (m.available)
                 out.record.metrics[prefix + m.name] = m.value;

@@ -9,6 +9,7 @@
 #include "engine/layout/plan/PlanPrinter.h"
 #include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassTable.h"
+#include "engine/support/LineDiff.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,19 +21,6 @@
 namespace tb {
 
 namespace {
-
-std::vector<std::string> splitLines(const std::string& text) {
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        lines.push_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return lines;
-}
 
 int leadingInt(std::string_view s) {
     while (!s.empty() && s.front() == ' ')
@@ -106,7 +94,7 @@ std::vector<int> planTextLinks(const std::vector<std::string>& lines, const layo
 // kernels that have nothing in the section.
 std::vector<std::string> planSection(const std::string& text, bool keepBudget) {
     std::vector<std::string> out;
-    for (const std::string& line : splitLines(text)) {
+    for (const std::string& line : splitTextLines(text)) {
         if (!keepBudget && (line.starts_with("  shared memory: ") || line.starts_with("  blocks per SM: ")))
             continue;
         out.push_back(line);
@@ -167,7 +155,7 @@ Snapshot layoutsSection(const CompileResult& result, Section section) {
     if (!result.plan)
         return join({"(no layout plan)"}, {});
     std::vector<std::string> lines =
-        splitLines(layout::printLayoutsText(keepOnly(*result.plan, section), printOptions(result)));
+        splitTextLines(layout::printLayoutsText(keepOnly(*result.plan, section), printOptions(result)));
     return join(lines, planTextLinks(lines, *result.plan, result.sources));
 }
 
@@ -196,7 +184,7 @@ std::string diagnosticCounts(const CompileResult& result) {
 } // namespace
 
 PassText snapshotSyntaxTree(const CompileResult& result) {
-    return join(splitLines(ast::dumpModule(result.ast)), {});
+    return join(splitTextLines(ast::dumpModule(result.ast)), {});
 }
 
 PassText snapshotTileIr(const CompileResult& result) {
@@ -243,7 +231,7 @@ PassText snapshotBudget(const CompileResult& result) {
 PassText snapshotBanks(const CompileResult& result) {
     if (!result.plan)
         return join({"(no layout plan)"}, {});
-    std::vector<std::string> lines = splitLines(layout::printBankTable(*result.plan, result.sources));
+    std::vector<std::string> lines = splitTextLines(layout::printBankTable(*result.plan, result.sources));
     std::vector<int> links(lines.size(), 0);
     // Rows of the per-access and per-line tables start with the tile-program line.
     for (size_t i = 0; i < lines.size(); ++i)
@@ -255,7 +243,7 @@ PassText snapshotBanks(const CompileResult& result) {
 PassText snapshotCuda(const CompileResult& result) {
     GeneratedCuda cuda = generateCudaText(result);
     if (!cuda.ok)
-        return join(splitLines("(code generation failed)\n" + cuda.message), {});
+        return join(splitTextLines("(code generation failed)\n" + cuda.message), {});
     return {cuda.text, cuda.tileLines};
 }
 

@@ -8,17 +8,6 @@
 
 namespace tb::profile {
 
-namespace {
-
-std::string firstErrorOf(const CompileResult& r) {
-    for (const Diagnostic& d : r.diagnostics.diagnostics())
-        if (d.severity == Severity::Error)
-            return d.message;
-    return "the program did not compile";
-}
-
-} // namespace
-
 GeneratedCodeDiff diffGeneratedCuda(const std::string& fileName, const std::string& text,
                                     const CompileResult& base, const CompileOptions& options,
                                     const std::vector<std::pair<std::string, std::string>>& against) {
@@ -45,7 +34,7 @@ GeneratedCodeDiff diffGeneratedCuda(const std::string& fileName, const std::stri
     VariantProgram vp = variantProgram(text, sweepBase, variantOptions, options.elaborate.overrides, against);
     std::unique_ptr<CompileResult> other = compileTileProgram(fileName, vp.text, vp.options);
     if (!other->ok()) {
-        out.error = out.nameB + " does not compile: " + firstErrorOf(*other);
+        out.error = out.nameB + " does not compile: " + firstErrorMessage(other->diagnostics.diagnostics());
         return out;
     }
     // A name that is neither a jit parameter nor a keyword literal changes nothing: say so, not "no diff".

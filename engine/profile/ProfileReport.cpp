@@ -2,6 +2,7 @@
 #include "engine/profile/ProfileReport.h"
 
 #include "engine/support/Json.h"
+#include "engine/support/NumberText.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,12 +12,6 @@ namespace tb::profile {
 
 namespace {
 
-std::string format(const char* fmt, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
 std::string metricText(const MetricValue& v) {
     const MetricInfo* info = findMetric(v.name);
     MetricUnit unit = info ? info->unit : MetricUnit::Count;
@@ -24,7 +19,7 @@ std::string metricText(const MetricValue& v) {
     case MetricUnit::Nanoseconds:
         return formatDuration(v.value * 1e-6);
     case MetricUnit::Percent:
-        return format("%.1f %%", v.value);
+        return formatNumber("%.1f %%", v.value);
     case MetricUnit::Count:
         return formatCount(v.value);
     }
@@ -47,17 +42,17 @@ std::string formatDuration(double ms) {
     if (!(ms > 0))
         return "0 ns";
     if (ms >= 1)
-        return format("%.3f ms", ms);
+        return formatNumber("%.3f ms", ms);
     if (ms >= 1e-3)
-        return format("%.2f us", ms * 1e3);
-    return format("%.0f ns", ms * 1e6);
+        return formatNumber("%.2f us", ms * 1e3);
+    return formatNumber("%.0f ns", ms * 1e6);
 }
 
 std::string formatCount(double value) {
     if (!std::isfinite(value))
         return "n/a";
     if (std::fabs(value - std::round(value)) > 1e-6 || std::fabs(value) >= 1e18)
-        return format("%.3f", value);
+        return formatNumber("%.3f", value);
     long long v = std::llround(value);
     bool negative = v < 0;
     std::string digits = std::to_string(negative ? -v : v), out;
@@ -94,7 +89,7 @@ std::string formatReportText(const ProfileReport& r) {
     } else {
         s += "time: median " + formatDuration(t.summary.medianMs) + "  min " +
              formatDuration(t.summary.minMs) + "  max " + formatDuration(t.summary.maxMs) + "  spread " +
-             format("%.1f%%", t.summary.spreadPct) + "\n";
+             formatNumber("%.1f%%", t.summary.spreadPct) + "\n";
         s += "  measured with " + t.clock + ", " + std::to_string(r.warmup) + " warm-up + " +
              std::to_string(t.summary.count) + " timed launches, L2 " +
              (t.flushL2 ? "flushed" : "not flushed") + " between launches" +
@@ -104,19 +99,19 @@ std::string formatReportText(const ProfileReport& r) {
         if (std::string caution = timingCaution(t.summary); !caution.empty())
             s += "  caution: " + caution + "\n";
         if (r.rates.tflops > 0) {
-            s += "  compute: " + format("%.1f TFLOP/s", r.rates.tflops);
+            s += "  compute: " + formatNumber("%.1f TFLOP/s", r.rates.tflops);
             if (r.rates.fractionOfGemm >= 0)
-                s += format(" = %.1f%%", 100 * r.rates.fractionOfGemm) +
+                s += formatNumber(" = %.1f%%", 100 * r.rates.fractionOfGemm) +
                      " of the measured cuBLAS fp16 GEMM rate (" +
-                     format("%.0f TFLOP/s", r.ceilings.gemmTflops) + ")";
+                     formatNumber("%.0f TFLOP/s", r.ceilings.gemmTflops) + ")";
             s += "\n";
         }
         if (r.rates.gbps > 0) {
-            s += "  memory:  " + format("%.0f GB/s", r.rates.gbps);
+            s += "  memory:  " + formatNumber("%.0f GB/s", r.rates.gbps);
             if (r.rates.fractionOfCopy >= 0)
-                s += format(" = %.1f%%", 100 * r.rates.fractionOfCopy) +
-                     " of the measured device copy bandwidth (" + format("%.0f GB/s", r.ceilings.copyGBps) +
-                     ")";
+                s += formatNumber(" = %.1f%%", 100 * r.rates.fractionOfCopy) +
+                     " of the measured device copy bandwidth (" +
+                     formatNumber("%.0f GB/s", r.ceilings.copyGBps) + ")";
             s += "\n";
         }
     }
@@ -125,7 +120,7 @@ std::string formatReportText(const ProfileReport& r) {
             s += "vs " + p.name + ": unavailable: " + p.note + "\n";
             continue;
         }
-        s += "vs " + p.name + ": " + formatDuration(p.peerMedianMs) + format(", ratio %.3f", p.ratio) +
+        s += "vs " + p.name + ": " + formatDuration(p.peerMedianMs) + formatNumber(", ratio %.3f", p.ratio) +
              (p.verdict.empty() ? std::string(p.ratio >= 1 ? " (ours is faster)" : " (ours is slower)")
                                 : " (" + p.verdict + ")") +
              "\n";
@@ -133,7 +128,7 @@ std::string formatReportText(const ProfileReport& r) {
             s += "  timed alternately with ours in " + std::to_string(p.roundRatios.size()) +
                  " rounds; ratio per round, in order:";
             for (double ratio : p.roundRatios)
-                s += format(" %.3f", ratio);
+                s += formatNumber(" %.3f", ratio);
             s += "\n";
         }
     }

@@ -5,6 +5,7 @@
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/BenchHistory.h"
 #include "engine/support/Json.h"
+#include "engine/support/NumberText.h"
 
 #include <algorithm>
 #include <climits>
@@ -420,25 +421,20 @@ ProgramHeadline programHeadline(const ProgramProfileReport& r) {
         h.tflops = std::max(h.tflops, k.rates.tflops);
         h.gbps = std::max(h.gbps, k.rates.gbps);
     }
-    auto number = [](const char* pattern, double value) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, pattern, value);
-        return std::string(buf);
-    };
-    h.text = "median " + formatDuration(r.totalMedianMs) + number(", spread %.1f%%", h.spreadPct);
+    h.text = "median " + formatDuration(r.totalMedianMs) + formatNumber(", spread %.1f%%", h.spreadPct);
     if (h.tflops > 0)
-        h.text += number(", %.3g TFLOP/s", h.tflops);
+        h.text += formatNumber(", %.3g TFLOP/s", h.tflops);
     if (h.gbps > 0)
-        h.text += number(", %.4g GB/s", h.gbps);
+        h.text += formatNumber(", %.4g GB/s", h.gbps);
     if (r.kernels.size() == 1) {
         const DerivedRates& rates = r.kernels[0].rates;
         if (rates.fractionOfGemm >= 0)
-            h.text += number(", %.1f%% of cuBLAS peak", rates.fractionOfGemm * 100);
+            h.text += formatNumber(", %.1f%% of cuBLAS peak", rates.fractionOfGemm * 100);
         if (rates.fractionOfCopy >= 0)
-            h.text += number(", %.1f%% of copy bandwidth", rates.fractionOfCopy * 100);
+            h.text += formatNumber(", %.1f%% of copy bandwidth", rates.fractionOfCopy * 100);
         for (const PeerComparison& p : r.kernels[0].peers)
             if (p.ratio > 0)
-                h.text += number(", %.3gx the speed of cuBLAS", p.ratio);
+                h.text += formatNumber(", %.3gx the speed of cuBLAS", p.ratio);
     }
     if (r.simulated)
         h.text += " (SIMULATED)";

@@ -35,13 +35,6 @@ size_t ProgramSweepReport::ranCount() const {
 
 namespace {
 
-std::string firstError(const std::vector<Diagnostic>& diagnostics) {
-    for (const Diagnostic& d : diagnostics)
-        if (d.severity == Severity::Error)
-            return d.message + " [" + d.code + "]";
-    return {};
-}
-
 // Compiles, sets up and times one variant; fills `v`. Frees what it loaded in the runner.
 void runVariant(const std::string& fileName, const std::string& text, const SweepBase& base,
                 gpu::RunnerClient& client, const ProgramSweepOptions& options, const std::string& arch,
@@ -58,7 +51,7 @@ void runVariant(const std::string& fileName, const std::string& text, const Swee
     if (!result->ok() || !result->plan || result->module->funcs.empty()) {
         v.status = VariantStatus::CompileError;
         v.formattedDiagnostics = result->formattedDiagnostics();
-        v.message = firstError(v.diagnostics);
+        v.message = firstErrorMessage(v.diagnostics);
         if (v.message.empty())
             v.message = "the program did not compile";
         return;
@@ -80,7 +73,7 @@ void runVariant(const std::string& fileName, const std::string& text, const Swee
                        setup.stage == run::GpuRunStage::Compile;
         v.status = compile ? VariantStatus::CompileError : VariantStatus::RunFailed;
         v.formattedDiagnostics = formatDiagnostics(result->sources, setup.diagnostics);
-        std::string first = firstError(setup.diagnostics);
+        std::string first = firstErrorMessage(setup.diagnostics);
         v.message = std::string(run::gpuRunStageName(setup.stage)) +
                     " failed: " + (first.empty() ? setup.message : first);
     } else {
@@ -130,7 +123,7 @@ ProgramSweepReport sweepProgram(const std::string& fileName, const std::string& 
         return out;
     }
     if (diags.hasErrors() || configs.empty()) {
-        out.error = firstError(out.axisDiagnostics);
+        out.error = firstErrorMessage(out.axisDiagnostics);
         if (out.error.empty())
             out.error = "the sweep has no configurations";
         return out;

@@ -76,13 +76,6 @@ std::string axisOrderText(const std::vector<std::pair<std::string, std::string>>
     return s;
 }
 
-std::string firstError(const std::vector<Diagnostic>& diagnostics) {
-    for (const Diagnostic& d : diagnostics)
-        if (d.severity == Severity::Error)
-            return d.message + " [" + d.code + "]";
-    return {};
-}
-
 } // namespace
 
 std::vector<KeywordLiteral> findKeywordLiterals(const CompileResult& result, const std::string& name) {
@@ -182,7 +175,7 @@ PlannedVariant planVariant(const std::string& fileName, const std::string& text,
         pv.limitBytes = widest->budget.limitBytes > 0 ? widest->budget.limitBytes : pv.limitBytes;
         pv.threads = widest->threads;
     } else {
-        pv.message = firstError(r->diagnostics.diagnostics());
+        pv.message = firstErrorMessage(r->diagnostics.diagnostics());
         if (pv.message.empty())
             pv.message = "the program did not compile";
         // A variant over the budget fails the checks; its bytes are still the checker's sum.
@@ -204,8 +197,8 @@ SweepPlan planSweep(const std::string& fileName, const std::string& text, const 
     auto configs =
         axes.empty() ? decltype(sweepConfigurations(axes, diags)){} : sweepConfigurations(axes, diags);
     if (axes.empty() || diags.hasErrors() || configs.empty()) {
-        out.error =
-            axes.empty() ? "a sweep needs at least one NAME=VALUES axis" : firstError(diags.diagnostics());
+        out.error = axes.empty() ? "a sweep needs at least one NAME=VALUES axis"
+                                 : firstErrorMessage(diags.diagnostics());
         if (out.error.empty())
             out.error = "the sweep has no configurations";
         return out;

@@ -2,6 +2,7 @@
 #include "engine/run/RunReport.h"
 
 #include "engine/support/Json.h"
+#include "engine/support/NumberText.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,17 +13,21 @@ namespace tb::run {
 
 namespace {
 
-std::string format(const char* pattern, double value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, pattern, value);
-    return buf;
-}
-
 std::string indexText(const std::vector<int64_t>& index) {
     std::string s = "[";
     for (size_t i = 0; i < index.size(); ++i)
         s += (i ? ", " : "") + std::to_string(index[i]);
     return s + "]";
+}
+
+// An output's comparison as a JSON object, left open for the caller's fields.
+void beginOutput(JsonWriter& json, const std::string& name, const ComparisonResult& c) {
+    json.beginObject()
+        .field("name", name)
+        .field("ok", c.ok())
+        .field("maxAbsError", c.maxAbsError)
+        .field("maxRelError", c.maxRelError)
+        .field("mismatches", c.mismatches);
 }
 
 void addErrors(RunReport& r, const ComparisonResult& c) {
@@ -66,8 +71,8 @@ RunReport describeCpuRun(const CpuRunResult& result) {
     }
     const bool jit = result.execution.used == CpuBackend::Jit;
     const std::string where = std::string(jit ? "CPU JIT" : "CPU interpreter") + ", " +
-                              format("%.3f s", result.seconds) +
-                              (jit ? format(", compile %.3f s", result.execution.compileSeconds) : "");
+                              formatNumber("%.3f s", result.seconds) +
+                              (jit ? formatNumber(", compile %.3f s", result.execution.compileSeconds) : "");
     if (!result.execution.fallbackNote.empty())
         r.lines.push_back("note: " + result.execution.fallbackNote);
     for (const std::string& p : result.prints)
@@ -81,7 +86,6 @@ RunReport describeCpuRun(const CpuRunResult& result) {
             r.lines.push_back(buf);
         }
         r.headline = "ran on the " + where + "; not checked";
-        r.ok = true; // it ran; there was nothing to check it against
         return r;
     }
     r.checked = true;
@@ -128,7 +132,7 @@ RunReport describeGpuRun(const GpuRunResult& result) {
     r.ok = result.matches;
     r.headline = std::string(result.matches ? "correct" : "WRONG RESULTS") +
                  " on the GPU against the CPU executor (" + result.oracleBackend + ", " +
-                 format("%.3f s", result.oracleSeconds) + ")";
+                 formatNumber("%.3f s", result.oracleSeconds) + ")";
     return r;
 }
 
@@ -145,15 +149,45 @@ std::string cpuRunJson(const CpuRunResult& result) {
         .field("ok", result.ok)
         .key("outputs")
         .beginArray();
-    for (const CpuOutputCheck& o : result.outputs)
-        json.beginObject()
-            .field("name", o.name)
-            .field("ok", o.comparison.ok())
-            .field("maxAbsError", o.comparison.maxAbsError)
-            .field("maxRelError", o.comparison.maxRelError)
-            .field("mismatches", o.comparison.mismatches)
-            .endObject();
+    for (const CpuOutputCheck& o : result.outputs) {
+        beginOutput(json, o.name, o.comparison);
+        json.endObject();
+    }
     json.endArray().field("error", result.checked ? std::string() : result.error).endObject();
+    return json.str();
+}
+
+std::string gpuRunJson(const GpuRunResult& r) {
+    JsonWriter json;
+    json.beginObject()
+        .field("ok", r.ok())
+        .field("stage", gpuRunStageName(r.stage))
+        .field("message", r.message)
+        .field("arch", r.arch)
+        .field("device", r.device)
+        .field("fault", r.fault)
+        .field("timeout", r.timeout)
+        .field("oracleBackend", r.oracleBackend)
+        .field("oracleNote", r.oracleNote)
+        .key("kernels")
+        .beginArray();
+    for (const GpuKernelReport& k : r.kernels)
+        json.beginObject()
+            .field("name", k.name)
+            .field("registers", int64_t(k.registers))
+            .field("spillStoreBytes", int64_t(k.spillStoreBytes))
+            .field("sharedBytes", k.dynamicSharedBytes)
+            .field("wallMs", k.wallMs)
+            .endObject();
+    json.endArray().key("outputs").beginArray();
+    for (const GpuOutputCheck& o : r.outputs) {
+        beginOutput(json, o.name, o.comparison);
+        json.field("atol", o.atol)
+            .field("rtol", o.rtol)
+            .field("toleranceSetBy", o.toleranceSetBy)
+            .endObject();
+    }
+    json.endArray().endObject();
     return json.str();
 }
 

@@ -15,7 +15,7 @@ namespace tb::run {
 struct RunReport {
     std::string headline;
     std::vector<std::string> lines;
-    bool ok = false;
+    bool ok = false;                         // ran, and every compared output within tolerance
     bool checked = false;                    // outputs were compared (with a reference or the CPU oracle)
     double maxAbsError = 0, maxRelError = 0; // over the compared outputs
     std::string text() const;                // the lines, then the headline, one per line
@@ -32,5 +32,9 @@ RunReport describeGpuRun(const GpuRunResult& result);
 // {"executed", "backend", "seconds", "compileSeconds", "fallback", "reference", "checked", "ok", "outputs":
 // [{"name", "ok", "maxAbsError", "maxRelError", "mismatches"}], "error"}
 std::string cpuRunJson(const CpuRunResult& result);
+// {"ok", "stage", "message", "arch", "device", "fault", "timeout", "oracleBackend", "oracleNote", "kernels":
+// [{"name", "registers", "spillStoreBytes", "sharedBytes", "wallMs"}], "outputs": [the same as the CPU's,
+// with "atol", "rtol", "toleranceSetBy"]}
+std::string gpuRunJson(const GpuRunResult& result);
 
 } // namespace tb::run

@@ -84,6 +84,13 @@ std::string formatDiagnostic(const SourceManager& sources, const Diagnostic& dia
     return out;
 }
 
+std::string firstErrorMessage(const std::vector<Diagnostic>& diagnostics) {
+    for (const Diagnostic& d : diagnostics)
+        if (d.severity == Severity::Error)
+            return d.message + " [" + d.code + "]";
+    return {};
+}
+
 std::string formatDiagnostics(const SourceManager& sources, const std::vector<Diagnostic>& diagnostics) {
     std::string out;
     for (const Diagnostic& d : diagnostics)

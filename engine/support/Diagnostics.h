@@ -60,6 +60,8 @@ private:
 // under the blamed text, "hint: ..." and each note the same way.
 std::string formatDiagnostic(const SourceManager& sources, const Diagnostic& diagnostic);
 std::string formatDiagnostics(const SourceManager& sources, const std::vector<Diagnostic>& diagnostics);
+// "message [code]" of the first error, for one-line summaries; empty when there is none.
+std::string firstErrorMessage(const std::vector<Diagnostic>& diagnostics);
 
 } // namespace tb
 

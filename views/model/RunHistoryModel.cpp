@@ -1,6 +1,8 @@
 // Run records, their one-line form and the diff of two (see RunHistoryModel.h).
 #include "views/model/RunHistoryModel.h"
 
+#include "engine/support/NumberText.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,19 +29,13 @@ const char* runKindName(RunKind kind) {
 
 namespace {
 
-std::string number(const char* format, double value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, value);
-    return buf;
-}
-
 // "1.23 ms", "45.6 us", "789 ns".
 std::string duration(double ms) {
     if (ms >= 1)
-        return number("%.3g ms", ms);
+        return formatNumber("%.3g ms", ms);
     if (ms >= 1e-3)
-        return number("%.3g us", ms * 1e3);
-    return number("%.3g ns", ms * 1e6);
+        return formatNumber("%.3g us", ms * 1e3);
+    return formatNumber("%.3g ns", ms * 1e6);
 }
 
 std::string paramsLine(const std::map<std::string, std::string>& params) {
@@ -60,11 +56,11 @@ std::string formatRunRecord(const RunRecord& r) {
     if (r.medianMs)
         numbers += "median " + duration(*r.medianMs);
     if (r.spreadPct)
-        numbers += number(" (spread %.1f%%)", *r.spreadPct);
+        numbers += formatNumber(" (spread %.1f%%)", *r.spreadPct);
     if (r.tflops && *r.tflops > 0)
-        numbers += number(", %.3g TFLOP/s", *r.tflops);
+        numbers += formatNumber(", %.3g TFLOP/s", *r.tflops);
     if (r.maxAbsError)
-        numbers += (numbers.empty() ? "" : ", ") + number("max abs err %.3g", *r.maxAbsError);
+        numbers += (numbers.empty() ? "" : ", ") + formatNumber("max abs err %.3g", *r.maxAbsError);
     if (!numbers.empty())
         s += "  " + numbers;
     if (!r.ok)
@@ -137,16 +133,16 @@ std::string formatRunDiff(const RunDiff& d, const RunRecord& before, const RunRe
     }
     if (d.medianRatio)
         s += "median: " + duration(*before.medianMs) + " -> " + duration(*after.medianMs) +
-             number(", ratio %.3f", *d.medianRatio) + " (" + d.verdict + ")\n";
+             formatNumber(", ratio %.3f", *d.medianRatio) + " (" + d.verdict + ")\n";
     else
         s += "median: not compared (a run without a time)\n";
     if (!d.metrics.empty()) {
         s += "metrics (before -> after, delta):\n";
         for (const MetricDelta& m : d.metrics) {
-            s += "  " + m.name + ": " + (m.before ? number("%.6g", *m.before) : "-") + " -> " +
-                 (m.after ? number("%.6g", *m.after) : "-");
+            s += "  " + m.name + ": " + (m.before ? formatNumber("%.6g", *m.before) : "-") + " -> " +
+                 (m.after ? formatNumber("%.6g", *m.after) : "-");
             if (m.before && m.after)
-                s += number(", %+.6g", m.delta());
+                s += formatNumber(", %+.6g", m.delta());
             s += "\n";
         }
     } else if (!before.metrics.empty() || !after.metrics.empty()) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb {
@@ -27,6 +28,30 @@ std::vector<std::string> sideOf(const std::vector<DiffLine>& lines, DiffOp skip)
         if (l.op != skip)
             out.push_back(l.text);
     return out;
+}
+
+// The GEMM sample and its compile with default options: the first setting of a diff.
+struct GemmSample {
+    std::string fileName, text;
+    CompileOptions options;
+    std::unique_ptr<CompileResult> base;
+    profile::GeneratedCodeDiff
+    against(const std::vector<std::pair<std::string, std::string>>& setting) const {
+        return profile::diffGeneratedCuda(fileName, text, *base, options, setting);
+    }
+};
+
+GemmSample gemmSample() {
+    GemmSample g;
+    auto sample = findSample("gemm_relu");
+    EXPECT_TRUE(sample);
+    if (sample) {
+        g.fileName = sample->fileName;
+        EXPECT_TRUE(readTextFile(sample->path, g.text));
+    }
+    g.base = compileTileProgram(g.fileName, g.text, g.options);
+    EXPECT_TRUE(g.base->ok()) << g.base->formattedDiagnostics();
+    return g;
 }
 
 } // namespace
@@ -67,44 +92,30 @@ TEST(LineDiff, UnifiedHunksWithContextAndLineNumbers) {
 }
 
 TEST(GeneratedCodeDiff, GemmStagesAsAnEditedLiteral) {
-    auto sample = findSample("gemm_relu");
-    ASSERT_TRUE(sample);
-    std::string text;
-    ASSERT_TRUE(readTextFile(sample->path, text));
-    CompileOptions options;
-    auto base = compileTileProgram(sample->fileName, text, options);
-    ASSERT_TRUE(base->ok());
-    profile::GeneratedCodeDiff d =
-        profile::diffGeneratedCuda(sample->fileName, text, *base, options, {{"num_stages", "2"}});
+    GemmSample g = gemmSample();
+    ASSERT_TRUE(g.base->ok());
+    profile::GeneratedCodeDiff d = g.against({{"num_stages", "2"}});
     ASSERT_TRUE(d.ok) << d.error;
-    EXPECT_EQ(d.nameB, sample->fileName + " num_stages=2");
+    EXPECT_EQ(d.nameB, g.fileName + " num_stages=2");
     EXPECT_GT(d.removed, 0);
     EXPECT_GT(d.added, 0);
     const std::string u = d.unified();
     EXPECT_NE(u.find("-    // T.Pipelined(num_stages=3)"), std::string::npos) << u;
     EXPECT_NE(u.find("+    // T.Pipelined(num_stages=2)"), std::string::npos);
     // The same setting as the base: no difference.
-    profile::GeneratedCodeDiff same =
-        profile::diffGeneratedCuda(sample->fileName, text, *base, options, {{"num_stages", "3"}});
+    profile::GeneratedCodeDiff same = g.against({{"num_stages", "3"}});
     ASSERT_TRUE(same.ok) << same.error;
     EXPECT_EQ(same.removed + same.added, 0);
     EXPECT_EQ(same.unified(), "");
 }
 
 TEST(GeneratedCodeDiff, AJitParameterAndAnUnknownName) {
-    auto sample = findSample("gemm_relu");
-    ASSERT_TRUE(sample);
-    std::string text;
-    ASSERT_TRUE(readTextFile(sample->path, text));
-    CompileOptions options;
-    auto base = compileTileProgram(sample->fileName, text, options);
-    ASSERT_TRUE(base->ok());
-    profile::GeneratedCodeDiff bigger =
-        profile::diffGeneratedCuda(sample->fileName, text, *base, options, {{"M", "2048"}});
+    GemmSample g = gemmSample();
+    ASSERT_TRUE(g.base->ok());
+    profile::GeneratedCodeDiff bigger = g.against({{"M", "2048"}});
     ASSERT_TRUE(bigger.ok) << bigger.error;
     EXPECT_GT(bigger.added, 0); // the grid and the bounds change
-    profile::GeneratedCodeDiff unknown =
-        profile::diffGeneratedCuda(sample->fileName, text, *base, options, {{"no_such", "1"}});
+    profile::GeneratedCodeDiff unknown = g.against({{"no_such", "1"}});
     EXPECT_FALSE(unknown.ok);
     EXPECT_NE(unknown.error.find("no_such"), std::string::npos) << unknown.error;
 }
