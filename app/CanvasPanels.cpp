@@ -64,7 +64,7 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             }
             if (m_bankState.clickedLine && m_outOfDate.empty())
                 QTimer::singleShot(0, this,
-                                   [this, line = int(m_bankState.clickedLine)] { emit lineClicked(line); });
+                                   [this, line = int(m_bankState.clickedLine)] { Q_EMIT lineClicked(line); });
         },
         stale);
     installDraw(
@@ -73,7 +73,7 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             views::drawWarpPartition(m_warp, m_warpState);
             if (m_warpState.clickedLine && m_outOfDate.empty())
                 QTimer::singleShot(0, this,
-                                   [this, line = int(m_warpState.clickedLine)] { emit lineClicked(line); });
+                                   [this, line = int(m_warpState.clickedLine)] { Q_EMIT lineClicked(line); });
         },
         stale);
     installDraw(
@@ -83,7 +83,7 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
             if (m_budgetState.registersRequested) {
                 m_budgetState.registersRequested = false;
                 if (m_outOfDate.empty())
-                    QTimer::singleShot(0, this, [this] { emit registersRequested(); });
+                    QTimer::singleShot(0, this, [this] { Q_EMIT registersRequested(); });
             }
         },
         [this] { return !m_outOfDate.empty() && !m_budgetFromCheck; });
@@ -107,7 +107,7 @@ CanvasPanels::CanvasPanels(QObject* parent) : QObject(parent) {
                 int line = int(m_movementState.clickedLine);
                 m_movementState.clickedLine = 0;
                 if (m_outOfDate.empty())
-                    QTimer::singleShot(0, this, [this, line] { emit lineClicked(line); });
+                    QTimer::singleShot(0, this, [this, line] { Q_EMIT lineClicked(line); });
             }
         },
         stale);
@@ -145,7 +145,7 @@ void CanvasPanels::installDraw(views::ImGuiCanvas* canvas, std::function<void()>
         if (bar.requested >= 0 && size_t(bar.requested) < bar.backends.size()) {
             QString name = QString::fromStdString(bar.backends[size_t(bar.requested)]);
             bar.requested = -1;
-            QTimer::singleShot(0, this, [this, name] { emit backendRequested(name); });
+            QTimer::singleShot(0, this, [this, name] { Q_EMIT backendRequested(name); });
         }
         draw();
         if (stale())
@@ -179,7 +179,7 @@ void CanvasPanels::setKernelRegisters(uint64_t analysisGeneration, int registers
 
 void CanvasPanels::openSweepPoint(int index) {
     if (index >= 0 && size_t(index) < m_sweep.points.size())
-        emit stagesVariantRequested(int(m_sweep.points[size_t(index)].value));
+        Q_EMIT stagesVariantRequested(int(m_sweep.points[size_t(index)].value));
 }
 
 void CanvasPanels::planSweep(const AnalysisPtr& analysis) {
@@ -211,7 +211,7 @@ void CanvasPanels::planSweep(const AnalysisPtr& analysis) {
                 self->m_sweepDone = generation;
                 self->applyMeasurements();
                 self->m_sweepCanvas->update();
-                emit self->sweepPlanned();
+                Q_EMIT self->sweepPlanned();
             },
             Qt::QueuedConnection);
     });

@@ -86,7 +86,7 @@ public:
     // view's occupancy takes them (dropped when another analysis is shown).
     void setKernelRegisters(uint64_t analysisGeneration, int registersPerThread, const std::string& source);
 
-signals:
+Q_SIGNALS:
     void lineClicked(int line);
     void stagesVariantRequested(int stages);
     void sweepPlanned();

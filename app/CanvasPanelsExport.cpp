@@ -64,7 +64,7 @@ QMenu* CanvasPanels::exportMenu(views::ImGuiCanvas* canvas) {
             const QString path =
                 QFileDialog::getSaveFileName(canvas, "Export " + base + " view", suggested, filter);
             if (!path.isEmpty() && !exportCanvas(canvas, path))
-                emit exportFailed("cannot write " + path);
+                Q_EMIT exportFailed("cannot write " + path);
         });
     };
     addExport("Export &SVG...", "svg", "SVG images (*.svg)");

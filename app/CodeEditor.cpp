@@ -123,7 +123,7 @@ CodeEditor::CodeEditor(QWidget* parent) : QPlainTextEdit(parent) {
         int line = currentLine();
         if (line != m_lastLine) {
             m_lastLine = line;
-            emit cursorLineChanged(line);
+            Q_EMIT cursorLineChanged(line);
         }
     });
     updateGutterWidth();
@@ -423,7 +423,7 @@ bool CodeEditor::canInsertFromMimeData(const QMimeData* source) const {
 
 void CodeEditor::insertFromMimeData(const QMimeData* source) {
     if (hasLocalFiles(source)) {
-        emit filesDropped(source->urls());
+        Q_EMIT filesDropped(source->urls());
         return;
     }
     QPlainTextEdit::insertFromMimeData(source);

@@ -49,7 +49,7 @@ public:
     int gutterWidth() const;
     void paintGutter(QPaintEvent* event);
 
-signals:
+Q_SIGNALS:
     // The user moved the cursor to another line (linked selection).
     void cursorLineChanged(int line);
     // Files were dropped on the editor: the window opens them instead of pasting their paths.

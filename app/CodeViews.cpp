@@ -35,7 +35,7 @@ LinkedCodeView::LinkedCodeView(const QFont& font, QWidget* parent) : QPlainTextE
         if (m_updating || !m_code)
             return;
         if (int tile = tileLineOf(textCursor().blockNumber() + 1))
-            emit tileLineClicked(tile);
+            Q_EMIT tileLineClicked(tile);
     });
 }
 
@@ -43,7 +43,7 @@ void LinkedCodeView::mouseReleaseEvent(QMouseEvent* event) {
     QPlainTextEdit::mouseReleaseEvent(event);
     if (m_code && event->button() == Qt::LeftButton && !textCursor().hasSelection())
         if (int tile = tileLineOf(cursorForPosition(event->position().toPoint()).blockNumber() + 1))
-            emit tileLineClicked(tile);
+            Q_EMIT tileLineClicked(tile);
 }
 
 void LinkedCodeView::setContent(const QString& text, std::vector<int> tileLines) {
@@ -380,7 +380,7 @@ void CodeViews::showMachineCode(uint64_t generation, std::shared_ptr<const Gener
     m_machine = code;
     m_machineGeneration = generation;
     m_machineRequested = false;
-    emit machineCodeReady(m_machineAnalysisGeneration, code);
+    Q_EMIT machineCodeReady(m_machineAnalysisGeneration, code);
     bool sassTried = code->sassRequested;
     m_machineHasSass = sassTried;
     QString arch = QString::fromStdString(code->arch);

@@ -50,7 +50,7 @@ public:
     const std::vector<int>& highlightedLines() const { return m_highlighted; } // 1-based, ascending
     bool showsCode() const { return m_code; }
 
-signals:
+Q_SIGNALS:
     void tileLineClicked(int tileLine);
 
 protected:
@@ -107,7 +107,7 @@ public:
     // view asks for ptxas's registers).
     void requestMachineCode();
 
-signals:
+Q_SIGNALS:
     void lineClicked(int tileLine);
     // NVRTC compiled the CUDA of the analysis with that generation (ProgramAnalysis::generation).
     void machineCodeReady(quint64 analysisGeneration, std::shared_ptr<const GeneratedMachineCode> code);

@@ -47,7 +47,7 @@ void CompileService::start() {
                     return;
                 }
                 m_current = analysis;
-                emit analysisReady(m_current);
+                Q_EMIT analysisReady(m_current);
             },
             Qt::QueuedConnection);
     });

@@ -32,7 +32,7 @@ public:
     bool waitForIdle(int timeoutMs);
     int droppedStale() const { return m_dropped; }
 
-signals:
+Q_SIGNALS:
     void analysisReady(tb::app::AnalysisPtr analysis);
 
 private:

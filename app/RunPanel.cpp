@@ -756,7 +756,7 @@ void RunPanel::finishAction(const std::shared_ptr<RunOutcome>& outcome) {
             delete m_history->takeItem(m_history->count() - 1);
     }
     updateButtons();
-    emit actionFinished(outcome->summary);
+    Q_EMIT actionFinished(outcome->summary);
 }
 
 void RunPanel::selectHistory(const std::vector<int>& ids) {

@@ -78,7 +78,7 @@ public:
     // Selects history entries by record id (tests; the user clicks).
     void selectHistory(const std::vector<int>& ids);
 
-signals:
+Q_SIGNALS:
     void actionFinished(const QString& summary);
 
 private:

@@ -53,6 +53,11 @@ void walkStmts(const ir::Stmt& root,
     walkRec(root, enclosing, 0, fn);
 }
 
+bool isGlobalToSharedCopy(const ir::Stmt& s) {
+    return s.kind == StmtKind::Copy && s.src.buffer && s.dst.buffer &&
+           s.src.buffer->scope == MemoryScope::Global && s.dst.buffer->scope == MemoryScope::Shared;
+}
+
 std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
     std::set<const ir::Buffer*> written;
     walkStmts(root, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {

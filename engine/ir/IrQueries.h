@@ -30,6 +30,9 @@ int64_t blockThreads(const ir::Stmt& kernel);
 void walkStmts(const ir::Stmt& root,
                const std::function<void(const ir::Stmt&, const std::vector<const ir::Stmt*>& enclosing)>& fn);
 
+// A T.copy from global to shared memory (what pipelines, cp.async and TMA move).
+bool isGlobalToSharedCopy(const ir::Stmt& s);
+
 // The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results).
 std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 

@@ -44,11 +44,6 @@ bool readsBuffer(const ir::ExprPtr& e) {
     return loads;
 }
 
-bool isGlobalToSharedCopy(const Stmt& s) {
-    return s.kind == StmtKind::Copy && s.src.buffer && s.dst.buffer &&
-           s.src.buffer->scope == MemoryScope::Global && s.dst.buffer->scope == MemoryScope::Shared;
-}
-
 bool usesWgmma(const layout::KernelPlan& kernel) {
     return std::any_of(kernel.gemms.begin(), kernel.gemms.end(), [](const layout::GemmPlan& g) {
         return g.instruction.kind == layout::GemmInstructionKind::Wgmma;
@@ -225,7 +220,7 @@ void scheduleWarpSpecialization(layout::KernelPlan& kernel, const PassContext& c
         for (size_t i = 0; i < body.size(); ++i)
             ir::sharedEffects(*body[i], reads[i], writes[i]);
         for (size_t i = 0; i < body.size(); ++i) {
-            if (!isGlobalToSharedCopy(*body[i]))
+            if (!ir::isGlobalToSharedCopy(*body[i]))
                 continue;
             std::string whyNot;
             std::optional<layout::TmaCopyPlan> t;

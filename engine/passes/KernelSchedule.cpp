@@ -40,11 +40,6 @@ std::vector<const Stmt*> loopBody(const Stmt& loop) {
     return body;
 }
 
-bool isGlobalToSharedCopy(const Stmt& s) {
-    return s.kind == StmtKind::Copy && s.src.buffer && s.dst.buffer &&
-           s.src.buffer->scope == MemoryScope::Global && s.dst.buffer->scope == MemoryScope::Shared;
-}
-
 const layout::CopyPlan* copyPlanOf(const layout::KernelPlan& kernel, const Stmt& copy) {
     for (const layout::CopyPlan& c : kernel.copies)
         if (c.copy == &copy)
@@ -145,7 +140,7 @@ std::vector<layout::PipelineCopy> earlyIssueCopies(const layout::KernelPlan& ker
         ir::sharedEffects(*body[i], reads[i], writes[i]);
     for (size_t i = 0; i < body.size(); ++i) {
         const Stmt& c = *body[i];
-        if (!isGlobalToSharedCopy(c))
+        if (!ir::isGlobalToSharedCopy(c))
             continue;
         const layout::CopyPlan* plan = copyPlanOf(kernel, c);
         if (!plan || plan->instruction != layout::CopyInstruction::CpAsync || !addressFromIndicesOnly(c.src))
@@ -209,7 +204,7 @@ layout::PipelineSchedule schedulePipeline(layout::KernelPlan& kernel, const Stmt
         p.shape = layout::PipelineShape::MultiStage;
         p.waitGroupsInLoop = loop.pipeline.numStages - 2;
         for (const Stmt* c : body)
-            if (isGlobalToSharedCopy(*c) && kernel.schedule.arena.slotOf(c->dst.buffer) &&
+            if (ir::isGlobalToSharedCopy(*c) && kernel.schedule.arena.slotOf(c->dst.buffer) &&
                 kernel.schedule.arena.slotOf(c->dst.buffer)->stages > 1)
                 p.asyncCopies.push_back({c, 0});
         p.description = std::to_string(p.stages) + " stages: " + std::to_string(p.stages - 1) +

@@ -3,8 +3,9 @@
 #include "engine/pipeline/GeneratedArtifacts.h"
 
 #include "engine/codegen/CudaCodegen.h"
-#include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/CubinLineTable.h"
+#include "engine/gpu/Nvrtc.h"
+#include "engine/support/TextScan.h"
 
 #include <cctype>
 #include <charconv>
@@ -31,22 +32,6 @@ std::vector<std::string_view> splitLines(std::string_view text) {
         start = end + 1;
     }
     return lines;
-}
-
-std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
-// Parses the decimal number at the start of `s` (after spaces); 0 when there is none.
-int leadingInt(std::string_view s) {
-    s = trimmed(s);
-    int value = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    return ec == std::errc() && ptr != s.data() ? value : 0;
 }
 
 int tileLineOf(const std::vector<int>& tileLines, int cudaLine) {
@@ -124,9 +109,10 @@ GeneratedCuda generateCudaText(const CompileResult& result) {
     out.planTarget = result.target.name;
     out.backend = result.backend;
     if (!result.cuda) {
-        out.message = !result.module               ? "the program did not elaborate"
-                      : result.failedPass.empty() ? "no CUDA: the compile stopped before codegen"
-                                                  : "no CUDA: the " + result.failedPass + " pass reported errors";
+        out.message = !result.module ? "the program did not elaborate"
+                      : result.failedPass.empty()
+                          ? "no CUDA: the compile stopped before codegen"
+                          : "no CUDA: the " + result.failedPass + " pass reported errors";
         return out;
     }
     const codegen::CudaKernelSource& code = *result.cuda;

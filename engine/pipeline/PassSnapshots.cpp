@@ -10,10 +10,9 @@
 #include "engine/pipeline/GeneratedArtifacts.h"
 #include "engine/pipeline/PassTable.h"
 #include "engine/support/LineDiff.h"
+#include "engine/support/TextScan.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <map>
 #include <string_view>
 #include <utility>
@@ -21,14 +20,6 @@
 namespace tb {
 
 namespace {
-
-int leadingInt(std::string_view s) {
-    while (!s.empty() && s.front() == ' ')
-        s.remove_prefix(1);
-    int value = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    return ec == std::errc() && ptr != s.data() ? value : 0;
-}
 
 size_t indentOf(const std::string& line) {
     size_t n = 0;

@@ -4,6 +4,7 @@
 #include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/HopperDeviceHeader.h"
 #include "engine/gpu/RunnerProtocol.h"
+#include "engine/support/TextScan.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -13,11 +14,6 @@
 namespace tb::profile {
 
 namespace {
-
-std::string trim(const std::string& s) {
-    size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
 
 // Arithmetic on non-negative numbers: + - * / and parentheses ("2*4*8192*8192", "262144/8"); false
 // for anything else, a division by zero, or more than 64 tokens deep.
@@ -215,7 +211,7 @@ bool parseCudaBenchSpec(const std::string& text,
     std::stringstream in(text);
     std::string line;
     for (int n = 0; std::getline(in, line) && n < 1000000; ++n) {
-        std::string t = trim(line);
+        std::string t = trimmedCopy(line);
         const std::string prefix = "// tilebench-";
         if (t.rfind(prefix, 0) != 0)
             continue;
@@ -223,7 +219,7 @@ bool parseCudaBenchSpec(const std::string& text,
         if (colon == std::string::npos)
             continue;
         std::string kind = t.substr(prefix.size(), colon - prefix.size());
-        std::string value = trim(t.substr(colon + 1));
+        std::string value = trimmedCopy(t.substr(colon + 1));
         if (kind == "param") {
             size_t eq = value.find('=');
             if (eq == std::string::npos || eq == 0) {
@@ -232,7 +228,7 @@ bool parseCudaBenchSpec(const std::string& text,
                                 "' is not NAME=VALUE");
                 return false;
             }
-            params[trim(value.substr(0, eq))] = trim(value.substr(eq + 1));
+            params[trimmedCopy(value.substr(0, eq))] = trimmedCopy(value.substr(eq + 1));
         } else {
             directives.emplace_back(kind, value);
         }

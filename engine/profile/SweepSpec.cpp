@@ -1,6 +1,8 @@
 // Sweep parameter parsing (see SweepSpec.h).
 #include "engine/profile/SweepSpec.h"
 
+#include "engine/support/TextScan.h"
+
 #include <cctype>
 #include <cstdlib>
 
@@ -16,11 +18,6 @@ bool parseInteger(const std::string& text, long long& out) {
     return end && *end == '\0';
 }
 
-std::string trim(const std::string& s) {
-    size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
-
 bool validName(const std::string& name) {
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
@@ -34,8 +31,8 @@ bool validName(const std::string& name) {
 
 bool parseSweepAxis(const std::string& text, SweepAxis& axis, DiagnosticEngine& diags) {
     size_t eq = text.find('=');
-    axis.name = trim(eq == std::string::npos ? text : text.substr(0, eq));
-    std::string values = eq == std::string::npos ? "" : trim(text.substr(eq + 1));
+    axis.name = trimmedCopy(eq == std::string::npos ? text : text.substr(0, eq));
+    std::string values = eq == std::string::npos ? "" : trimmedCopy(text.substr(eq + 1));
     if (!validName(axis.name) || values.empty()) {
         diags.error("sweep-bad-parameter", {}, "sweep parameter '" + text + "' is not NAME=VALUES",
                     "write e.g. -p num_stages=1..4 or -p block_M=64,128");
@@ -50,8 +47,8 @@ bool parseSweepAxis(const std::string& text, SweepAxis& axis, DiagnosticEngine& 
             hiText = hiText.substr(0, colon);
         }
         long long lo = 0, hi = 0, step = 0;
-        if (!parseInteger(trim(values.substr(0, dots)), lo) || !parseInteger(trim(hiText), hi) ||
-            !parseInteger(trim(stepText), step)) {
+        if (!parseInteger(trimmedCopy(values.substr(0, dots)), lo) ||
+            !parseInteger(trimmedCopy(hiText), hi) || !parseInteger(trimmedCopy(stepText), step)) {
             diags.error("sweep-bad-range", {},
                         "range '" + values + "' of " + axis.name + " is not LO..HI or LO..HI:STEP",
                         "ranges are inclusive integer ranges, e.g. 1..4 or 32..256:32");
@@ -79,7 +76,7 @@ bool parseSweepAxis(const std::string& text, SweepAxis& axis, DiagnosticEngine& 
     while (start <= values.size()) {
         size_t comma = values.find(',', start);
         std::string v =
-            trim(values.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            trimmedCopy(values.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (v.empty()) {
             diags.error("sweep-empty-value", {},
                         "value list '" + values + "' of " + axis.name + " has an empty entry",

@@ -61,7 +61,7 @@ TEST(CodeEditor, CompletesTilePrimitivesWithSignatures) {
     c->setCurrentRow(0);
     EXPECT_TRUE(c->currentIndex().data(Qt::DisplayRole).toString().startsWith("gemm(A, B, C"));
     // Accepting inserts the name only.
-    emit c->activated(c->currentIndex());
+    Q_EMIT c->activated(c->currentIndex());
     EXPECT_EQ(editor.toPlainText(), "T.gemm");
     EXPECT_TRUE(CodeEditor::tilePrimitiveSignatures().contains("copy(src, dst)"));
 }

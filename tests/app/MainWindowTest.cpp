@@ -95,7 +95,7 @@ TEST_F(Fixture, BrokenEditShowsItsDiagnosticInTheEditor) {
     // Clicking the issue jumps there; F8 cycles to it too.
     window->editor()->gotoLine(1);
     QListWidgetItem* item = window->issues()->item(0);
-    emit window->issues()->itemClicked(item);
+    Q_EMIT window->issues()->itemClicked(item);
     EXPECT_EQ(window->editor()->currentLine(), line);
     window->editor()->gotoLine(1);
     EXPECT_TRUE(window->editor()->gotoNextDiagnostic());
@@ -125,7 +125,7 @@ TEST_F(Fixture, HintsAreChildRowsInTheIssuesList) {
         QListWidgetItem* hint = issues->item(row + 1);
         EXPECT_EQ(hint->text().trimmed(), "hint: " + d.hint);
         window->editor()->gotoLine(1);
-        emit issues->itemClicked(hint);
+        Q_EMIT issues->itemClicked(hint);
         EXPECT_EQ(window->editor()->currentLine(), d.line);
     }
     EXPECT_GT(hinted, 0);
@@ -183,7 +183,7 @@ TEST_F(Fixture, ParameterOverrideRespecializes) {
     ASSERT_NE(field, nullptr);
     EXPECT_EQ(field->text(), "128");
     field->setText("64");
-    emit field->editingFinished();
+    Q_EMIT field->editingFinished();
     ASSERT_TRUE(window->compiler().waitForIdle(20000));
     AnalysisPtr a = window->compiler().current();
     ASSERT_TRUE(a->ok());

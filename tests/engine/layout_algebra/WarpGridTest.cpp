@@ -1,24 +1,18 @@
 // computeWarpGrid: a table of (M, N, warps, policy, target) cases on the mma.sync and wgmma paths.
 #include "engine/layout/algebra/WarpPartition.h"
+#include "tests/engine/layout_algebra/GemmInstructions.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace tb::layout;
+using tb::layout::testing::wgmmaWithAnyN;
 
 namespace {
 
 GemmInstruction mmaSync() {
     return GemmInstruction{};
-}
-
-GemmInstruction wgmma() {
-    GemmInstruction inst;
-    inst.kind = GemmInstructionKind::Wgmma;
-    inst.m = 64;
-    inst.n = 0;
-    return inst;
 }
 
 struct GridCase {
@@ -51,7 +45,7 @@ TEST(WarpGrid, PolicyTable) {
     };
     for (const GridCase& c : cases) {
         LayoutResult<WarpGrid> grid =
-            computeWarpGrid(c.M, c.N, c.warps, c.policy, c.useWgmma ? wgmma() : mmaSync());
+            computeWarpGrid(c.M, c.N, c.warps, c.policy, c.useWgmma ? wgmmaWithAnyN() : mmaSync());
         ASSERT_TRUE(grid.ok()) << c.name << ": " << grid.error().message;
         EXPECT_EQ(grid->mWarp, c.mWarp) << c.name << ": " << grid->toString();
         EXPECT_EQ(grid->nWarp, c.nWarp) << c.name << ": " << grid->toString();
@@ -78,7 +72,7 @@ TEST(WarpGrid, ExposesTilesAndAtoms) {
     EXPECT_EQ(narrow.atomN, 8); // warp tile 64x8: single m16n8 atoms
 
     // MLA acc_o: two warpgroups, each owning half the 512 columns with one m64n256 atom.
-    WarpGrid mla = *computeWarpGrid(64, 512, 8, GemmWarpPolicy::FullCol, wgmma());
+    WarpGrid mla = *computeWarpGrid(64, 512, 8, GemmWarpPolicy::FullCol, wgmmaWithAnyN());
     EXPECT_EQ(mla.warpgroupsM, 1);
     EXPECT_EQ(mla.warpgroupsN, 2);
     EXPECT_EQ(mla.warpTileM, 64);
@@ -104,7 +98,7 @@ TEST(WarpGrid, Errors) {
     ASSERT_FALSE(none.ok());
     EXPECT_EQ(none.error().code, "no-valid-warp-partition");
     EXPECT_NE(none.error().message.find("16x8"), std::string::npos);
-    EXPECT_EQ(computeWarpGrid(96, 128, 4, GemmWarpPolicy::Square, wgmma()).error().code,
+    EXPECT_EQ(computeWarpGrid(96, 128, 4, GemmWarpPolicy::Square, wgmmaWithAnyN()).error().code,
               "no-valid-warp-partition");
 }
 

@@ -3,12 +3,14 @@
 // two warpgroups that split N.
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmFragments.h"
+#include "tests/engine/layout_algebra/GemmInstructions.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
 #include <vector>
 
 using namespace tb::layout;
+using tb::layout::testing::wgmmaWithAnyN;
 
 namespace {
 
@@ -22,18 +24,10 @@ void ptxD(int t, int i, int& row, int& col) {
 }
 
 // Register A (64x16 f16): per warp the mma A fragment, rows offset by 16*warp.
-void ptxA(int t, int i, int& row, int& col) {
+void ptxWgmmaA(int t, int i, int& row, int& col) {
     int warp = t / 32, lane = t % 32, groupID = lane >> 2, tig = lane % 4;
     row = 16 * warp + groupID + ((i % 4) >= 2 ? 8 : 0);
     col = 2 * tig + (i & 1) + (i >= 4 ? 8 : 0);
-}
-
-GemmInstruction wgmma() {
-    GemmInstruction inst;
-    inst.kind = GemmInstructionKind::Wgmma;
-    inst.m = 64;
-    inst.n = 0;
-    return inst;
 }
 
 } // namespace
@@ -62,7 +56,7 @@ TEST(WgmmaFragment, RegisterAMatchesPtx) {
     for (int t = 0; t < 128; ++t)
         for (int i = 0; i < 8; ++i) {
             int row = 0, col = 0;
-            ptxA(t, i, row, col);
+            ptxWgmmaA(t, i, row, col);
             EXPECT_EQ(a.threadOf({row, col}), t);
             EXPECT_EQ(a.registerOf({row, col}), i);
         }
@@ -72,7 +66,7 @@ TEST(WgmmaFragment, MlaDecodeWarpgroupsSplitColumns) {
     // 256 threads, FullCol on sm_90a: acc_s 64x64 and acc_o 64x512 are split by column between the two
     // warpgroups; inside a warpgroup the PTX map applies.
     for (int N : {64, 512}) {
-        WarpGrid grid = *computeWarpGrid(64, N, 8, GemmWarpPolicy::FullCol, wgmma());
+        WarpGrid grid = *computeWarpGrid(64, N, 8, GemmWarpPolicy::FullCol, wgmmaWithAnyN());
         Fragment c = *makeGemmFragmentC(grid);
         ASSERT_EQ(c.threadExtent(), 256) << N;
         ASSERT_EQ(c.registersPerThread(), N / 2 / 2) << N;
@@ -93,7 +87,7 @@ TEST(WgmmaFragment, MlaDecodeWarpgroupsSplitColumns) {
 }
 
 TEST(WgmmaFragment, TwoWarpgroupsAlongM) {
-    WarpGrid grid = *computeWarpGrid(128, 128, 8, GemmWarpPolicy::FullRow, wgmma());
+    WarpGrid grid = *computeWarpGrid(128, 128, 8, GemmWarpPolicy::FullRow, wgmmaWithAnyN());
     ASSERT_EQ(grid.warpgroupsM, 2);
     Fragment c = *makeGemmFragmentC(grid);
     for (int i = 0; i < 128; ++i)
@@ -102,7 +96,7 @@ TEST(WgmmaFragment, TwoWarpgroupsAlongM) {
 }
 
 TEST(WgmmaFragment, OperandRules) {
-    WarpGrid grid = *computeWarpGrid(128, 128, 8, GemmWarpPolicy::Square, wgmma());
+    WarpGrid grid = *computeWarpGrid(128, 128, 8, GemmWarpPolicy::Square, wgmmaWithAnyN());
     LayoutResult<Fragment> a = makeGemmFragmentA(grid, 64, false);
     ASSERT_TRUE(a.ok());
     EXPECT_EQ(a->replicateExtent(), grid.nWarp);

@@ -46,7 +46,8 @@ TEST(CudaBenchSpec, LaunchArithmeticAndGemmShape) {
     EXPECT_EQ(spec.launchFields, "grid=64,4 block=256 args=buf:a,buf:b,buf:c");
 }
 
-std::string errorCode(const std::string& text, std::vector<std::pair<std::string, std::string>> params = {}) {
+std::string specErrorCode(const std::string& text,
+                          std::vector<std::pair<std::string, std::string>> params = {}) {
     DiagnosticEngine diags;
     CudaBenchSpec spec;
     EXPECT_FALSE(parseCudaBenchSpec(text, params, spec, diags));
@@ -55,17 +56,17 @@ std::string errorCode(const std::string& text, std::vector<std::pair<std::string
 
 TEST(CudaBenchSpec, Errors) {
     const std::string ok = "// tilebench-kernel: k\n// tilebench-launch: grid=1 block=32\n";
-    EXPECT_EQ(errorCode(ok, {{"X", "1"}}), "bench-unknown-param");
-    EXPECT_EQ(errorCode("// tilebench-kernel: k\n"), "bench-missing-directive");
-    EXPECT_EQ(errorCode(ok + "// tilebench-buffer: b f33 16\n"), "bench-bad-buffer");
-    EXPECT_EQ(errorCode(ok + "// tilebench-buffer: b f32 16 random\n"), "bench-bad-buffer");
-    EXPECT_EQ(errorCode(ok + "// tilebench-colour: red\n"), "bench-bad-directive");
-    EXPECT_EQ(errorCode("// tilebench-kernel: k\n// tilebench-launch: grid=3/2 block=32\n"),
+    EXPECT_EQ(specErrorCode(ok, {{"X", "1"}}), "bench-unknown-param");
+    EXPECT_EQ(specErrorCode("// tilebench-kernel: k\n"), "bench-missing-directive");
+    EXPECT_EQ(specErrorCode(ok + "// tilebench-buffer: b f33 16\n"), "bench-bad-buffer");
+    EXPECT_EQ(specErrorCode(ok + "// tilebench-buffer: b f32 16 random\n"), "bench-bad-buffer");
+    EXPECT_EQ(specErrorCode(ok + "// tilebench-colour: red\n"), "bench-bad-directive");
+    EXPECT_EQ(specErrorCode("// tilebench-kernel: k\n// tilebench-launch: grid=3/2 block=32\n"),
               "bench-bad-directive");
-    EXPECT_EQ(errorCode("// tilebench-kernel: k\n// tilebench-launch: grid=(1/0) block=32\n"),
+    EXPECT_EQ(specErrorCode("// tilebench-kernel: k\n// tilebench-launch: grid=(1/0) block=32\n"),
               "bench-bad-directive");
-    EXPECT_EQ(errorCode(ok + "// tilebench-gemm: m=0 n=1 k=1\n"), "bench-bad-directive");
-    EXPECT_EQ(errorCode("// tilebench-kernel: k_${Y}\n// tilebench-launch: grid=1 block=1\n"),
+    EXPECT_EQ(specErrorCode(ok + "// tilebench-gemm: m=0 n=1 k=1\n"), "bench-bad-directive");
+    EXPECT_EQ(specErrorCode("// tilebench-kernel: k_${Y}\n// tilebench-launch: grid=1 block=1\n"),
               "bench-unknown-param");
     EXPECT_EQ(benchDtypeBytes("bf16"), 2);
     EXPECT_EQ(benchDtypeBytes("f8"), 0);

@@ -16,7 +16,7 @@ SweepAxis axis(const std::string& text) {
     return a;
 }
 
-std::string errorCode(const std::string& text) {
+std::string axisErrorCode(const std::string& text) {
     DiagnosticEngine diags;
     SweepAxis a;
     EXPECT_FALSE(parseSweepAxis(text, a, diags)) << text;
@@ -34,14 +34,14 @@ TEST(SweepSpec, RangesListsAndSingleValues) {
 }
 
 TEST(SweepSpec, Errors) {
-    EXPECT_EQ(errorCode("num_stages"), "sweep-bad-parameter");
-    EXPECT_EQ(errorCode("=1..4"), "sweep-bad-parameter");
-    EXPECT_EQ(errorCode("3x=1"), "sweep-bad-parameter");
-    EXPECT_EQ(errorCode("n=4..1"), "sweep-empty-range");
-    EXPECT_EQ(errorCode("n=1..4:0"), "sweep-empty-range");
-    EXPECT_EQ(errorCode("n=a..4"), "sweep-bad-range");
-    EXPECT_EQ(errorCode("n=1,,2"), "sweep-empty-value");
-    EXPECT_EQ(errorCode("n=0..100000"), "sweep-too-many");
+    EXPECT_EQ(axisErrorCode("num_stages"), "sweep-bad-parameter");
+    EXPECT_EQ(axisErrorCode("=1..4"), "sweep-bad-parameter");
+    EXPECT_EQ(axisErrorCode("3x=1"), "sweep-bad-parameter");
+    EXPECT_EQ(axisErrorCode("n=4..1"), "sweep-empty-range");
+    EXPECT_EQ(axisErrorCode("n=1..4:0"), "sweep-empty-range");
+    EXPECT_EQ(axisErrorCode("n=a..4"), "sweep-bad-range");
+    EXPECT_EQ(axisErrorCode("n=1,,2"), "sweep-empty-value");
+    EXPECT_EQ(axisErrorCode("n=0..100000"), "sweep-too-many");
 }
 
 TEST(SweepSpec, CartesianProductFirstParameterOutermost) {
