@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -100,8 +101,14 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                     continue;
                 const bool kMajor = operand == 0 ? !g.gemm->transposeA : g.gemm->transposeB;
                 const int64_t rows = (*shape)[shape->size() - 2], cols = shape->back();
-                auto choice =
-                    layout::chooseSharedLayout(rows, cols, ir::dtypeBits(r.buffer->dtype), kMajor, !wgmma);
+                // An MN-major wgmma operand's swizzle panel may not be wider than the columns one instruction
+                // and one warpgroup read (TileLang's `continuity`): A's 64 rows of M, B's instruction N.
+                int64_t continuity = 0;
+                if (wgmma && !kMajor)
+                    continuity = operand == 0 ? std::gcd<int64_t>(64, g.grid.warpTileM)
+                                              : std::gcd(g.grid.atomN, g.grid.warpTileN);
+                auto choice = layout::chooseSharedLayout(rows, cols, ir::dtypeBits(r.buffer->dtype), kMajor,
+                                                         !wgmma, continuity);
                 if (!choice) {
                     if (!annotations.count(r.buffer))
                         diagnostics.error(choice.error().code, g.gemm->range, choice.error().message,

@@ -42,7 +42,7 @@ std::string dims(int64_t rows, int64_t cols, int bits) {
 } // namespace
 
 LayoutResult<SharedLayoutChoice> chooseSharedLayout(int64_t rows, int64_t cols, int elementBits, bool kMajor,
-                                                    bool allowPad) {
+                                                    bool allowPad, int64_t continuity) {
     if (elementBits <= 0 || elementBits > 128 || 128 % elementBits != 0 || rows < 1 || cols < 1)
         return layoutError("shared-layout-unsupported",
                            "no shared layout for a " + dims(rows, cols, elementBits) + " buffer",
@@ -55,15 +55,17 @@ LayoutResult<SharedLayoutChoice> chooseSharedLayout(int64_t rows, int64_t cols, 
             if (cap && swizzleChunks(kind) > swizzleChunks(*cap))
                 continue;
             int64_t width = swizzleChunks(kind) * vec;
-            if (cols % width != 0)
+            if (cols % width != 0 || (continuity > 0 && continuity % width != 0))
                 continue;
             LayoutResult<Layout> layout = makeSwizzledLayout(kind, rows, cols, elementBits);
             if (!layout)
                 continue;
             return SharedLayoutChoice{kindOf(kind), *layout,
-                                      std::string(swizzleKindName(kind)) +
-                                          " swizzle: " + std::to_string(cols) +
-                                          " columns are a multiple of " + std::to_string(width)};
+                                      std::string(swizzleKindName(kind)) + " swizzle: " +
+                                          (continuity > 0 && continuity < cols
+                                               ? std::to_string(continuity) + " columns per warpgroup"
+                                               : std::to_string(cols) + " columns") +
+                                          " are a multiple of " + std::to_string(width)};
         }
         return std::nullopt;
     };

@@ -29,8 +29,11 @@ struct SharedLayoutChoice {
 // modelled and fall back to padded.
 // !allowPad (WGMMA/TMA): the same swizzle ladder when rows % 8 == 0, else linear when cols % vec == 0, else
 // error "shared-layout-unsupported".
-// Example: f16 A tile 128x32 (block_K = 32), K-major, allowPad -> 64B swizzle.
+// continuity (0: cols) bounds the swizzle's width too: TileLang's `continuity` of an MN-major wgmma operand,
+// the columns one instruction and one warpgroup read (a swizzle panel may not straddle two warpgroups).
+// Example: f16 A tile 128x32 (block_K = 32), K-major, allowPad -> 64B swizzle; f16 B tile 32x64 MN-major
+// read by two warpgroups of 32 columns (continuity 32) -> 64B, not 128B.
 LayoutResult<SharedLayoutChoice> chooseSharedLayout(int64_t rows, int64_t cols, int elementBits, bool kMajor,
-                                                    bool allowPad);
+                                                    bool allowPad, int64_t continuity = 0);
 
 } // namespace tb::layout

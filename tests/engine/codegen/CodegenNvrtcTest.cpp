@@ -112,7 +112,8 @@ TEST_P(FuzzReproducerNvrtc, CompilesOnBothBackends) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, FuzzReproducerNvrtc,
                          ::testing::Values("fuzz_one_index_var.py", "fuzz_replicated_copy.py",
-                                           "fuzz_bfloat16_fragment.py", "fuzz_float16_literal.py"),
+                                           "fuzz_bfloat16_fragment.py", "fuzz_float16_literal.py",
+                                           "fuzz_wgmma_mn_major_panel.py"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                              std::string name = info.param.substr(0, info.param.size() - 3);
                              name.erase(std::remove(name.begin(), name.end(), '_'), name.end());

@@ -65,3 +65,14 @@ TEST(SharedLayoutChoice, WgmmaRejectsPartialVectors) {
     EXPECT_EQ(choice.error().code, "shared-layout-unsupported");
     EXPECT_TRUE(chooseSharedLayout(64, 12, 16, true, true).ok()); // the mma path pads instead
 }
+
+TEST(SharedLayoutChoice, ContinuityBoundsAnMnMajorWgmmaOperandsSwizzle) {
+    // A 32x64 f16 B tile read by two warpgroups of 32 columns: 64B panels (32 columns), not 128B.
+    auto wide = chooseSharedLayout(32, 64, 16, false, false);
+    auto bounded = chooseSharedLayout(32, 64, 16, false, false, 32);
+    ASSERT_TRUE(wide.ok() && bounded.ok());
+    EXPECT_EQ(wide->kind, SharedLayoutKind::Full128B);
+    EXPECT_EQ(bounded->kind, SharedLayoutKind::Half64B);
+    EXPECT_NE(bounded->reason.find("32 columns per warpgroup"), std::string::npos) << bounded->reason;
+    EXPECT_EQ(chooseSharedLayout(32, 64, 16, false, false, 64)->kind, SharedLayoutKind::Full128B);
+}

@@ -98,6 +98,7 @@ std::vector<Case> portableCases() {
         {"fuzz_replicated_copy.py", {}, true},
         {"fuzz_bfloat16_fragment.py", {}, true, Backend::Portable, 12000607},
         {"fuzz_float16_literal.py", {}, true, Backend::Portable, 9001026},
+        {"fuzz_wgmma_mn_major_panel.py", {}, true, Backend::Portable, 3024},
     };
 }
 
