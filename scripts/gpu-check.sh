@@ -18,8 +18,8 @@
 # manager: run scripts/carry-googletest.sh here first, and name .gpucarry in the device run's carry, so that
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
-# Sections: build tests hopper-tests samples hopper-samples hopper-perf tilelang sanitize wavefront bench
-# hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
+# Sections: build tests hopper-tests samples hopper-samples warp-groups hopper-perf tilelang sanitize wavefront
+# bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
 want() {
@@ -146,6 +146,30 @@ for sample in "$ROOT"/samples/*.py; do
     else
         row "run --gpu $name" "FAILED (see run-$name.log): $(tail -1 "$LOGS/run-$name.log" | cut -c1-80)"
     fi
+done
+fi
+
+if want warp-groups; then
+step "TileLang's hand-warp-specialized GEMMs (T.ws, mbarriers, T.tma_copy): checked runs and compute-sanitizer"
+for f in "$ROOT"/tests/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_*.py; do
+    name=$(basename "$f" .py); name=${name#example_warp_specialize_gemm_}
+    for be in portable hopper; do
+        # At the program's own shape where the CPU check is quick (1024^3 and 128x128x64), else 1024^3.
+        shape=""
+        grep -q "M=16384" "$f" && shape="-p M=1024 -p N=1024 -p K=1024"
+        if "$TILEC" run --gpu "$f" --backend $be $shape >"$LOGS/ws-$name-$be.log" 2>&1; then
+            row "ws $name $be" "$(grep -m1 -E 'correct|WRONG' "$LOGS/ws-$name-$be.log" | cut -c1-60)"
+        else
+            row "ws $name $be" "FAILED: $(grep -m1 -E 'error|WRONG|mismatch' "$LOGS/ws-$name-$be.log" | cut -c1-70)"
+        fi
+        bad=""
+        for tool in memcheck racecheck synccheck; do
+            compute-sanitizer --tool $tool --target-processes all --error-exitcode 99 "$TILEC" run --gpu "$f" \
+                --backend $be -p M=256 -p N=256 -p K=256 >"$LOGS/ws-$name-$be-$tool.log" 2>&1
+            [[ $? == 99 ]] && bad="$bad $tool"
+        done
+        row "ws $name $be sanitizers" "${bad:-memcheck racecheck synccheck clean}"
+    done
 done
 fi
 

@@ -36,6 +36,10 @@ const char* tileOpName(StmtKind kind) {
         return "T.annotate_layout";
     case StmtKind::UseSwizzle:
         return "T.use_swizzle";
+    case StmtKind::Barrier:
+        return "an mbarrier operation";
+    case StmtKind::WarpGroups:
+        return "T.ws";
     case StmtKind::Seq:
     case StmtKind::Kernel:
     case StmtKind::For:
@@ -138,6 +142,7 @@ private:
         case StmtKind::Seq:
         case StmtKind::For:
         case StmtKind::IfThenElse:
+        case StmtKind::WarpGroups:
             visitChildren(s);
             return;
         case StmtKind::Store:
@@ -145,6 +150,7 @@ private:
         case StmtKind::AnnotateLayout:
         case StmtKind::UseSwizzle:
         case StmtKind::Print:
+        case StmtKind::Barrier:
             return;
         }
     }

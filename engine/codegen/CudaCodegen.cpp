@@ -81,7 +81,12 @@ CudaKernelSource generateCuda(const ir::Module& module, const layout::LayoutPlan
                 continue;
             std::vector<WgmmaShape> shapes = target.hasWgmma ? wgmmaShapesOf(k) : std::vector<WgmmaShape>{};
             needs.wgmma.insert(needs.wgmma.end(), shapes.begin(), shapes.end());
-            hopper = hopper || !shapes.empty() || k.schedule.warpSpecialization.enabled;
+            bool barriers = false;
+            for (const ir::Buffer* b : k.kernel->allocations)
+                barriers = barriers || (b && b->scope == ir::MemoryScope::Barrier);
+            // The program's own T.ws scopes and mbarriers use the named-barrier and mbarrier helpers.
+            hopper = hopper || !shapes.empty() || k.schedule.warpSpecialization.enabled ||
+                     (target.smVersion >= 90 && (barriers || !k.warpGroupOf.empty()));
         }
         if (hopper)
             header += hopperDeviceHeader(needs);

@@ -553,6 +553,8 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
                      (b->initValue ? " = " + expr(*b->initValue) : std::string(" = 0")) + ";",
                  b->range);
             break;
+        case MemoryScope::Barrier:
+            break; // declareBarriers
         case MemoryScope::Global:
             error("codegen-global-workspace", b->range,
                   "T.alloc_global workspace '" + b->name + "' is not supported by the CUDA backend yet",
@@ -560,6 +562,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
             break;
         }
     }
+    declareBarriers();
     if (m_reduceScratchOffset >= 0) {
         m_reduceScratch = unique("red_buf");
         line("float* " + m_reduceScratch + " = reinterpret_cast<float*>(tb_smem + " +
@@ -571,6 +574,7 @@ bool KernelEmitter::emit(std::vector<EmittedLine>& lines, GeneratedKernel& out) 
     m_out = &lines;
     collectUserNames();
     m_tx = unique("tx");
+    m_blockTx = m_tx;
     m_regName = unique("r");
     m_repName = unique("rep");
     m_atomRowName = unique("mi");
@@ -670,6 +674,12 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
         return;
     case StmtKind::Print:
         emitPrint(s);
+        return;
+    case StmtKind::WarpGroups:
+        emitWarpGroups(s, depth);
+        return;
+    case StmtKind::Barrier:
+        emitBarrierOp(s);
         return;
     }
 }
@@ -949,6 +959,8 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
     case StmtKind::Reduce:
     case StmtKind::AnnotateLayout:
     case StmtKind::UseSwizzle:
+    case StmtKind::WarpGroups:
+    case StmtKind::Barrier:
         error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
               "move the tile operation out of the T.Parallel loop");
         return;
@@ -1006,6 +1018,9 @@ void KernelEmitter::syncFor(const BufferSet& reads, const BufferSet& writes) {
 }
 
 std::string KernelEmitter::blockSync() const {
+    if (m_scope)
+        return "tb_named_barrier_sync(" + std::to_string(m_scopeBarrierId) + ", " +
+               std::to_string(m_scope->threadCount) + ");";
     if (const layout::WarpSpecializationPlan* ws = warpSpecialization())
         return "tb_named_barrier_sync(1, " + std::to_string(ws->consumerThreads) + ");";
     return "__syncthreads();";
@@ -1219,7 +1234,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
         if (it != m_varOverride.end())
             return it->second;
         if (e->var->kind == ir::VarKind::ThreadIndex)
-            return m_tx;
+            return m_blockTx;
         return nameOf(e->var);
     }
     case ExprKind::BufferLoad:
@@ -1483,6 +1498,11 @@ std::string KernelEmitter::lvalueText(const Buffer* buffer, const std::vector<Ex
         return nameOf(buffer) + "[" + (text.empty() ? "0" : text) + "]";
     }
     case MemoryScope::LocalVar:
+        return nameOf(buffer);
+    case MemoryScope::Barrier:
+        error("codegen-barrier-as-data", {},
+              "mbarrier buffer '" + buffer->name + "' is read or written as data",
+              "use it through T.mbarrier_wait_parity / T.mbarrier_arrive");
         return nameOf(buffer);
     }
     return nameOf(buffer);

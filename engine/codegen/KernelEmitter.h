@@ -19,6 +19,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::codegen {
@@ -89,6 +90,10 @@ private:
     bool emitSingleStagePipeline(const ir::Stmt& s, int depth);
     void emitElementStmt(const ir::Stmt& s, int depth);
     void emitPrint(const ir::Stmt& s);
+    // The program's T.ws scopes and mbarriers (WarpGroupLowering.cpp).
+    void declareBarriers();
+    void emitWarpGroups(const ir::Stmt& s, int depth);
+    void emitBarrierOp(const ir::Stmt& s);
 
     // ---- shared-memory synchronization ----
     using BufferSet = std::set<const ir::Buffer*>;
@@ -324,9 +329,22 @@ private:
     std::set<std::string> m_taken;
     std::map<const ir::Var*, std::string> m_varNames;
     std::map<const ir::Buffer*, std::string> m_bufferNames;
-    std::string m_tx;                                        // the thread index variable
-    std::string m_regName, m_repName;                        // register and replica of per-thread loops
-    std::string m_atomRowName, m_atomColName, m_accSlotName; // the mma loop nest of a T.gemm
+    std::string m_tx;      // the thread index that tile ops partition over (counts from 0 in a T.ws scope)
+    std::string m_blockTx; // the block's thread index (what T.get_thread_binding reads)
+    // Inside a T.ws scope: the scope, and the named barrier its threads synchronize on.
+    struct ScopeState {
+        std::string tx;
+        int64_t threads;
+        std::set<const ir::Buffer*> pendingRead, pendingWrite;
+    };
+    static constexpr int kFirstScopeBarrierId =
+        2; // 0 is __syncthreads, 1 the consumers of warp specialization
+    static constexpr int kLastBarrierId = 15;
+    const ir::Stmt* m_scope = nullptr;
+    int m_scopeBarrierId = 0;
+    std::map<std::pair<int64_t, int64_t>, int> m_scopeBarrierIds; // (first thread, count) -> barrier id
+    std::string m_regName, m_repName;                             // register and replica of per-thread loops
+    std::string m_atomRowName, m_atomColName, m_accSlotName;      // the mma loop nest of a T.gemm
 
     // Shared arena: byte offset, elements per stage and stages of each shared buffer.
     struct SharedSlot {

@@ -69,10 +69,18 @@ struct RecordedCall {
 };
 
 // State of one traced PrimFunc: the open statement lists and kernel frames.
+// The threads of a `with T.ws(...)` scope (TileSynchronization.cpp); empty groups after a reported error.
+struct WarpGroupScope {
+    std::vector<int64_t> groups;
+    int64_t firstThread = 0;
+    int64_t threadCount = 0;
+};
+
 struct KernelFrame {
     std::vector<const ir::Buffer*> allocations;
     std::vector<const ir::Var*> threadVars;
     int64_t threadCount = 0;
+    bool inWarpGroups = false; // inside a T.ws scope
 };
 
 struct TraceState {
@@ -152,6 +160,9 @@ public:
     bool requireKernel(const std::string& what, SourceRange range);
     std::string uniqueName(const std::string& base);
     Flow execWith(const ast::Stmt& s);
+    // A T.ws(...) value as the scope it opens; nullopt for any other value.
+    std::optional<WarpGroupScope> warpGroupScope(const Value& v, SourceRange range);
+    Flow execWarpGroups(const ast::Stmt& s, const WarpGroupScope& scope);
     Flow execKernelFor(const ast::Stmt& s, const Value& iter);
     void storeElement(const Value& base, const Value& index, const Value& value, SourceRange range);
     Value loadElement(ir::Buffer* buffer, const std::vector<Value>& indices, SourceRange range);

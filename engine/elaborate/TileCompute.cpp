@@ -205,6 +205,9 @@ Value tileReduce(Interpreter& in, PrimitiveCall& call) {
 std::span<const PrimitiveRow> computePrimitives() {
     static const PrimitiveRow rows[] = {
         {"gemm", tileGemm},
+        // The explicit async wgmma of Hopper programs: the same tile-level product (its wait, T.wait_wgmma,
+        // is then already satisfied); the backend chooses the instruction and says so in the plan.
+        {"wgmma_gemm", tileGemm},
         {"reduce_max", tileReduce},
         {"reduce_min", tileReduce},
         {"reduce_sum", tileReduce},

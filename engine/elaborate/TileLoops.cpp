@@ -4,6 +4,7 @@
 // LoopSpec that the for statement turns into IR loops (execKernelFor).
 #include "engine/elaborate/Primitives.h"
 #include "engine/elaborate/TileOperands.h"
+#include "engine/ir/IrQueries.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -58,6 +59,14 @@ Flow Interpreter::execWith(const ast::Stmt& s) {
         Value v = eval(*item.context);
         if (v.isPoison())
             return Flow::Normal; // the error is reported; skipping the body avoids a cascade
+        if (std::optional<WarpGroupScope> scope = warpGroupScope(v, item.context->range)) {
+            if (s.items.size() != 1) {
+                error("unsupported-construct", item.context->range, "T.ws opens a scope of its own",
+                      "write `with T.ws(i):` on a line of its own");
+                return Flow::Normal;
+            }
+            return execWarpGroups(s, *scope);
+        }
         if (v.kind == ValueKind::KernelSpec) {
             kernelItem = &item;
             spec = v;
@@ -139,6 +148,31 @@ Flow Interpreter::execWith(const ast::Stmt& s) {
     return flow;
 }
 
+// The body of `with T.ws(...)`, as a WarpGroups statement over the scope's threads.
+Flow Interpreter::execWarpGroups(const ast::Stmt& s, const WarpGroupScope& scope) {
+    if (scope.groups.empty())
+        return Flow::Normal; // reported
+    KernelFrame& frame = m_trace->kernels.back();
+    if (frame.inWarpGroups) {
+        error("unsupported-construct", s.range, "T.ws scopes cannot be nested",
+              "close the outer T.ws scope first; one scope may name several warpgroups: T.ws(0, 1)");
+        return Flow::Normal;
+    }
+    frame.inWarpGroups = true;
+    m_trace->emit.emplace_back();
+    Flow flow = execBlock(s.body);
+    std::vector<ir::StmtPtr> body = std::move(m_trace->emit.back());
+    m_trace->emit.pop_back();
+    m_trace->kernels.back().inWarpGroups = false;
+    auto node = ir::makeStmt(ir::StmtKind::WarpGroups, s.range);
+    node->warpGroups = scope.groups;
+    node->firstThread = scope.firstThread;
+    node->threadCount = scope.threadCount;
+    node->body = ir::makeSeq(std::move(body), s.range);
+    emit(node);
+    return flow;
+}
+
 Flow Interpreter::execKernelFor(const ast::Stmt& s, const Value& iter) {
     LoopData spec;
     if (iter.kind == ValueKind::Range) {
@@ -197,6 +231,20 @@ Flow Interpreter::execKernelFor(const ast::Stmt& s, const Value& iter) {
     std::vector<ir::StmtPtr> body = std::move(m_trace->emit.back());
     m_trace->emit.pop_back();
     ir::StmtPtr inner = ir::makeSeq(std::move(body), s.range);
+    if (spec.kind == ir::LoopKind::Pipelined && !ir::warpGroupScopes(*inner).empty()) {
+        // The program synchronizes this loop itself (T.ws scopes with their mbarriers): software
+        // pipelining would reorder what its barriers order.
+        if (spec.pipeline.numStages > 0)
+            m_diagnostics.warning(
+                "pipeline-over-warp-groups", s.iter->range,
+                "T.Pipelined(num_stages=" + std::to_string(spec.pipeline.numStages) +
+                    ") runs as a serial loop: its body is warp-specialized with T.ws, and the "
+                    "program's own barriers order its copies",
+                "multi-buffer the shared tiles yourself (a stage dimension indexed by ko % "
+                "num_stages, one mbarrier pair per stage), as the barrierpipe example does");
+        spec.kind = ir::LoopKind::Serial;
+        spec.pipeline = {};
+    }
     for (size_t d = vars.size(); d-- > 0;) {
         auto loop = ir::makeStmt(ir::StmtKind::For, s.range);
         loop->loopVar = vars[d];

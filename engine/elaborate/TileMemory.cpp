@@ -4,12 +4,102 @@
 #include "engine/elaborate/Primitives.h"
 #include "engine/elaborate/TileOperands.h"
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace tb::elab {
+
+std::shared_ptr<ir::Stmt> buildCopy(Interpreter& in, const BoundArgs& b, SourceRange range,
+                                    bool* storeEmitted) {
+    *storeEmitted = false;
+    auto src = resolveOperand(in, b[0], b.at(0), "the T.copy source", true);
+    auto dst = resolveOperand(in, b[1], b.at(1), "the T.copy destination", true);
+    if (!src || !dst)
+        return nullptr;
+    if (src->corner && dst->corner) {
+        // Two elements: a plain store.
+        auto s = ir::makeStmt(ir::StmtKind::Store, range);
+        s->buffer = dst->buffer;
+        s->indices = dst->mins;
+        s->value = in.castTo(ir::makeLoad(src->buffer, src->mins, b.at(0)), dst->buffer->dtype);
+        in.emit(s);
+        *storeEmitted = true;
+        return nullptr;
+    }
+    if (src->corner && !fillCorner(in, *src, *dst, range))
+        return nullptr;
+    if (dst->corner && !fillCorner(in, *dst, *src, range))
+        return nullptr;
+    std::vector<ir::ExprPtr> a = nonUnit(src->extents), c = nonUnit(dst->extents);
+    bool mismatch = a.size() != c.size();
+    for (size_t k = 0; !mismatch && k < a.size(); ++k)
+        mismatch = differ(a[k], c[k]);
+    bool bothFragments =
+        src->buffer->scope == ir::MemoryScope::Fragment && dst->buffer->scope == ir::MemoryScope::Fragment;
+    if (mismatch && bothFragments) {
+        in.error("copy-fragment-shape", range,
+                 "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                     shapeText(src->extents) + " but '" + dst->buffer->name + "' is " +
+                     shapeText(dst->extents),
+                 "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
+        return nullptr;
+    }
+    if (mismatch) {
+        in.error("copy-extent-mismatch", range,
+                 "T.copy extents do not match: the source '" + src->buffer->name + "' region has shape " +
+                     shapeText(src->extents) + " but the destination '" + dst->buffer->name +
+                     "' region has shape " + shapeText(dst->extents),
+                 "the non-unit extents of both sides must agree in order; slice the larger side");
+        return nullptr;
+    }
+    if (!regionInBounds(in, *src, "T.copy") || !regionInBounds(in, *dst, "T.copy"))
+        return nullptr;
+    if (bothFragments) {
+        bool same = src->buffer->rank() == dst->buffer->rank();
+        for (size_t d = 0; same && d < src->buffer->rank(); ++d)
+            same = !differ(src->buffer->shape[d], dst->buffer->shape[d]);
+        if (!same) {
+            in.error("copy-fragment-shape", range,
+                     "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
+                         shapeText(src->buffer->shape) + " but '" + dst->buffer->name + "' is " +
+                         shapeText(dst->buffer->shape),
+                     "fragments are distributed over the threads by shape; copy through a shared buffer");
+            return nullptr;
+        }
+    }
+    auto s = ir::makeStmt(ir::StmtKind::Copy, range);
+    s->src = src->region();
+    s->dst = dst->region();
+    return s;
+}
+
+bool readEvictionPolicy(Interpreter& in, const BoundArgs& b, size_t k, ir::Stmt& copy) {
+    if (!b.given[k] || b[k].kind == ValueKind::None)
+        return true;
+    std::optional<ir::EvictionPolicy> policy;
+    for (ir::EvictionPolicy p :
+         {ir::EvictionPolicy::Normal, ir::EvictionPolicy::First, ir::EvictionPolicy::Last})
+        if (b[k].kind == ValueKind::Str && b[k].s == ir::evictionPolicyName(p))
+            policy = p;
+    if (!policy) {
+        in.error("value-error", b.at(k),
+                 "eviction_policy must be \"evict_first\", \"evict_last\" or \"evict_normal\"",
+                 "evict_last keeps data that a later loop reads again in L2; evict_first streams "
+                 "data read or written once past it");
+        return false;
+    }
+    copy.evictionPolicy = *policy;
+    if (copy.evictionPolicy != ir::EvictionPolicy::Normal &&
+        copy.src.buffer->scope != ir::MemoryScope::Global &&
+        copy.dst.buffer->scope != ir::MemoryScope::Global)
+        in.m_diagnostics.warning("eviction-policy-unused", b.at(k),
+                                 "eviction_policy has no effect on a copy with no global side",
+                                 "it steers how long global lines stay in L2; drop it here");
+    return true;
+}
 
 namespace {
 
@@ -65,88 +155,21 @@ Value allocVar(Interpreter& in, PrimitiveCall& call) {
 }
 
 Value tileCopy(Interpreter& in, PrimitiveCall& call) {
-    auto& args = call.args;
-    SourceRange range = call.range;
     BoundArgs b;
     if (!in.bind("T.copy(src, dst, coalesced_width=None, disable_tma=False, eviction_policy=None, "
                  "annotations=None, "
                  "loop_layout=None, prefer_instruction=None)",
-                 args, b))
+                 call.args, b))
         return Value::poison();
-    if (!in.requireKernel("T.copy", range))
+    if (!in.requireKernel("T.copy", call.range))
         return Value::poison();
-    auto src = resolveOperand(in, b[0], b.at(0), "the T.copy source", true);
-    auto dst = resolveOperand(in, b[1], b.at(1), "the T.copy destination", true);
-    if (!src || !dst)
-        return Value::poison();
-    if (src->corner && dst->corner) {
-        // Two elements: a plain store.
-        auto s = ir::makeStmt(ir::StmtKind::Store, range);
-        s->buffer = dst->buffer;
-        s->indices = dst->mins;
-        s->value = in.castTo(ir::makeLoad(src->buffer, src->mins, b.at(0)), dst->buffer->dtype);
-        in.emit(s);
-        return Value::none();
-    }
-    if (src->corner && !fillCorner(in, *src, *dst, range))
-        return Value::poison();
-    if (dst->corner && !fillCorner(in, *dst, *src, range))
-        return Value::poison();
-    std::vector<ir::ExprPtr> a = nonUnit(src->extents), c = nonUnit(dst->extents);
-    bool mismatch = a.size() != c.size();
-    for (size_t k = 0; !mismatch && k < a.size(); ++k)
-        mismatch = differ(a[k], c[k]);
-    bool bothFragments =
-        src->buffer->scope == ir::MemoryScope::Fragment && dst->buffer->scope == ir::MemoryScope::Fragment;
-    if (mismatch && bothFragments)
-        return in.error(
-            "copy-fragment-shape", range,
-            "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
-                shapeText(src->extents) + " but '" + dst->buffer->name + "' is " + shapeText(dst->extents),
-            "a fragment-to-fragment copy is an element-wise cast; allocate both with the same shape");
-    if (mismatch)
-        return in.error("copy-extent-mismatch", range,
-                        "T.copy extents do not match: the source '" + src->buffer->name +
-                            "' region has shape " + shapeText(src->extents) + " but the destination '" +
-                            dst->buffer->name + "' region has shape " + shapeText(dst->extents),
-                        "the non-unit extents of both sides must agree in order; slice the larger side");
-    if (!regionInBounds(in, *src, "T.copy") || !regionInBounds(in, *dst, "T.copy"))
-        return Value::poison();
-    if (src->buffer->scope == ir::MemoryScope::Fragment && dst->buffer->scope == ir::MemoryScope::Fragment) {
-        bool same = src->buffer->rank() == dst->buffer->rank();
-        for (size_t d = 0; same && d < src->buffer->rank(); ++d)
-            same = !differ(src->buffer->shape[d], dst->buffer->shape[d]);
-        if (!same)
-            return in.error(
-                "copy-fragment-shape", range,
-                "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
-                    shapeText(src->buffer->shape) + " but '" + dst->buffer->name + "' is " +
-                    shapeText(dst->buffer->shape),
-                "fragments are distributed over the threads by shape; copy through a shared buffer");
-    }
-    auto s = ir::makeStmt(ir::StmtKind::Copy, range);
-    s->src = src->region();
-    s->dst = dst->region();
+    bool storeEmitted = false;
+    std::shared_ptr<ir::Stmt> s = buildCopy(in, b, call.range, &storeEmitted);
+    if (!s)
+        return storeEmitted ? Value::none() : Value::poison();
     s->disableTma = b.given[3] && in.truth(b[3]).value_or(false);
-    if (b.given[4] && b[4].kind != ValueKind::None) {
-        std::optional<ir::EvictionPolicy> policy;
-        for (ir::EvictionPolicy p :
-             {ir::EvictionPolicy::Normal, ir::EvictionPolicy::First, ir::EvictionPolicy::Last})
-            if (b[4].kind == ValueKind::Str && b[4].s == ir::evictionPolicyName(p))
-                policy = p;
-        if (!policy)
-            return in.error("value-error", b.at(4),
-                            "eviction_policy must be \"evict_first\", \"evict_last\" or \"evict_normal\"",
-                            "evict_last keeps data that a later loop reads again in L2; evict_first streams "
-                            "data read or written once past it");
-        s->evictionPolicy = *policy;
-        if (s->evictionPolicy != ir::EvictionPolicy::Normal &&
-            s->src.buffer->scope != ir::MemoryScope::Global &&
-            s->dst.buffer->scope != ir::MemoryScope::Global)
-            in.m_diagnostics.warning("eviction-policy-unused", b.at(4),
-                                     "eviction_policy has no effect on a copy with no global side",
-                                     "it steers how long global lines stay in L2; drop it here");
-    }
+    if (!readEvictionPolicy(in, b, 4, *s))
+        return Value::poison();
     in.emit(s);
     return Value::none();
 }

@@ -5,6 +5,7 @@
 
 #include "engine/elaborate/Interpreter.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ std::optional<Operand> resolveOperand(Interpreter& in, const Value& v, SourceRan
 bool regionInBounds(Interpreter& in, const Operand& op, const std::string& what);
 // Extents for a start corner: the other side's non-unit extents, right-aligned, leading dims extent 1.
 bool fillCorner(Interpreter& in, Operand& corner, const Operand& other, SourceRange range);
+
+// The Copy statement of T.copy / T.tma_copy from its bound (src, dst) arguments 0 and 1: regions resolved,
+// corners filled and checked. Null when it reported an error, or when both sides are single elements: then
+// it emitted a plain store and sets *storeEmitted.
+std::shared_ptr<ir::Stmt> buildCopy(Interpreter& in, const BoundArgs& b, SourceRange range,
+                                    bool* storeEmitted);
+// eviction_policy= (argument k) of a copy, when given; false after reporting a bad value.
+bool readEvictionPolicy(Interpreter& in, const BoundArgs& b, size_t k, ir::Stmt& copy);
 
 // "[128, 64]" for messages.
 std::string shapeText(const std::vector<ir::ExprPtr>& dims);

@@ -724,6 +724,13 @@ private:
         case StmtKind::Print:
             execPrint(s);
             break;
+        case StmtKind::WarpGroups:
+            // Tile semantics: the block's statements run in program order, which the program's own mbarrier
+            // protocol must allow (the producer's copy before the consumer's gemm that waits for it).
+            exec(s.body.get());
+            break;
+        case StmtKind::Barrier:
+            break; // in program order every wait is already satisfied
         }
         m_currentRange = saved;
     }

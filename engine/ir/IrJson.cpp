@@ -67,6 +67,10 @@ const char* stmtKindName(StmtKind kind) {
         return "UseSwizzle";
     case StmtKind::Print:
         return "Print";
+    case StmtKind::WarpGroups:
+        return "WarpGroups";
+    case StmtKind::Barrier:
+        return "Barrier";
     }
     return "?";
 }
@@ -203,6 +207,12 @@ public:
         m_out.field("isOutput", b.isOutput);
         m_out.key("init");
         expr(b.initValue ? *b.initValue : nullptr);
+        if (!b.arriveCounts.empty()) {
+            m_out.key("arriveCounts").beginArray();
+            for (int64_t c : b.arriveCounts)
+                m_out.value(c);
+            m_out.endArray();
+        }
         loc(b.range);
         m_out.endObject();
     }
@@ -330,6 +340,11 @@ public:
             region("dst", s.dst);
             m_out.field("disableTma", s.disableTma);
             m_out.field("evictionPolicy", evictionPolicyName(s.evictionPolicy));
+            if (s.barrier) {
+                bufferRef("barrier", "barrierId", s.barrier);
+                m_out.key("barrierIndex");
+                expr(s.barrierIndex);
+            }
             break;
         case StmtKind::Gemm:
             region("a", s.a);
@@ -378,6 +393,24 @@ public:
             m_out.key("value");
             expr(s.value);
             m_out.field("message", s.message);
+            break;
+        case StmtKind::WarpGroups:
+            m_out.key("warpGroups").beginArray();
+            for (int64_t g : s.warpGroups)
+                m_out.value(g);
+            m_out.endArray();
+            m_out.field("firstThread", s.firstThread);
+            m_out.field("threadCount", s.threadCount);
+            m_out.key("body");
+            stmt(s.body, depth + 1);
+            break;
+        case StmtKind::Barrier:
+            m_out.field("op", barrierOpName(s.barrierOp));
+            bufferRef("barrier", "barrierId", s.barrier);
+            m_out.key("barrierIndex");
+            expr(s.barrierIndex);
+            m_out.key("value");
+            expr(s.value);
             break;
         }
         m_out.endObject();

@@ -53,6 +53,42 @@ void walkStmts(const ir::Stmt& root,
     walkRec(root, enclosing, 0, fn);
 }
 
+namespace {
+
+void scopeRec(const ir::Stmt& s, const ir::Stmt* scope, int depth,
+              std::map<const ir::Stmt*, const ir::Stmt*>& out) {
+    if (depth > ir::kMaxIrDepth)
+        return;
+    if (scope)
+        out[&s] = scope;
+    const ir::Stmt* inner = s.kind == StmtKind::WarpGroups ? &s : scope;
+    ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) { scopeRec(*child, inner, depth + 1, out); });
+}
+
+} // namespace
+
+std::map<const ir::Stmt*, const ir::Stmt*> warpGroupScopes(const ir::Stmt& root) {
+    std::map<const ir::Stmt*, const ir::Stmt*> out;
+    scopeRec(root, nullptr, 0, out);
+    return out;
+}
+
+void forEachBufferOf(const ir::Stmt& s, const std::function<void(const ir::Buffer*)>& fn) {
+    ir::forEachRegion(s, [&](const ir::Region& r) {
+        if (r.buffer)
+            fn(r.buffer);
+    });
+    ir::forEachStmtExpr(s, [&](const ir::ExprPtr& e) {
+        ir::forEachExprNode(e, [&](const ir::Expr& n) {
+            if (n.kind == ir::ExprKind::BufferLoad && n.buffer)
+                fn(n.buffer);
+        });
+    });
+    for (const ir::Buffer* b : {s.buffer, s.srcBuffer, s.dstBuffer, s.printBuffer, s.barrier})
+        if (b)
+            fn(b);
+}
+
 bool isGlobalToSharedCopy(const ir::Stmt& s) {
     return s.kind == StmtKind::Copy && s.src.buffer && s.dst.buffer &&
            s.src.buffer->scope == MemoryScope::Global && s.dst.buffer->scope == MemoryScope::Shared;
@@ -124,6 +160,8 @@ void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<co
         case StmtKind::AnnotateLayout:
         case StmtKind::UseSwizzle:
         case StmtKind::Print:
+        case StmtKind::WarpGroups:
+        case StmtKind::Barrier: // mbarriers synchronize; they are not data
             break;
         }
     });

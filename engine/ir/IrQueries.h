@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -29,6 +30,13 @@ int64_t blockThreads(const ir::Stmt& kernel);
 // outermost first. Stops at ir::kMaxIrDepth.
 void walkStmts(const ir::Stmt& root,
                const std::function<void(const ir::Stmt&, const std::vector<const ir::Stmt*>& enclosing)>& fn);
+
+// The T.ws scope (a WarpGroups statement) around each statement of `root` that is inside one.
+std::map<const ir::Stmt*, const ir::Stmt*> warpGroupScopes(const ir::Stmt& root);
+
+// Every buffer statement `s` itself names (regions, loads in its expressions, store and reduce buffers),
+// without descending into child statements; a buffer may be reported more than once.
+void forEachBufferOf(const ir::Stmt& s, const std::function<void(const ir::Buffer*)>& fn);
 
 // A T.copy from global to shared memory (what pipelines, cp.async and TMA move).
 bool isGlobalToSharedCopy(const ir::Stmt& s);

@@ -229,6 +229,12 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
             std::string alloc = "alloc " + buffer->name + ": " + printBufferType(*buffer);
             if (buffer->initValue && *buffer->initValue)
                 alloc += " = " + printExpr(*buffer->initValue);
+            if (!buffer->arriveCounts.empty()) {
+                alloc += " arrive_count(";
+                for (size_t i = 0; i < buffer->arriveCounts.size(); ++i)
+                    alloc += (i ? ", " : "") + std::to_string(buffer->arriveCounts[i]);
+                alloc += ")";
+            }
             add(indent + 1, alloc, buffer->range, nullptr, buffer);
         }
         stmt(s.body, indent + 1);
@@ -256,6 +262,8 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
             text += " (disable_tma=True)";
         if (s.evictionPolicy != EvictionPolicy::Normal)
             text += std::string(" (eviction_policy=") + evictionPolicyName(s.evictionPolicy) + ")";
+        if (s.barrier)
+            text += " (tma, barrier=" + s.barrier->name + "[" + exprText(s.barrierIndex) + "])";
         add(indent, text, s.range, &s);
         return;
     }
@@ -303,6 +311,27 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
         if (s.value && constantInt(s.value) != 1)
             text += ", enable=" + printExpr(s.value);
         add(indent, text + ")", s.range, &s);
+        return;
+    }
+    case StmtKind::WarpGroups: {
+        std::string groups;
+        for (int64_t g : s.warpGroups)
+            groups += (groups.empty() ? "" : ", ") + std::to_string(g);
+        add(indent,
+            "ws(" + groups + "): threads " + std::to_string(s.firstThread) + ".." +
+                std::to_string(s.firstThread + s.threadCount - 1),
+            s.range, &s);
+        stmt(s.body, indent + 1);
+        return;
+    }
+    case StmtKind::Barrier: {
+        std::string text = std::string(barrierOpName(s.barrierOp)) + " " +
+                           (s.barrier ? s.barrier->name : std::string("<null>")) + "[" +
+                           exprText(s.barrierIndex) + "]";
+        if (s.value)
+            text += std::string(s.barrierOp == BarrierOp::WaitParity ? " parity=" : " bytes=") +
+                    exprText(s.value);
+        add(indent, text, s.range, &s);
         return;
     }
     case StmtKind::Print: {

@@ -18,6 +18,20 @@ const char* scopeName(MemoryScope scope) {
         return "local";
     case MemoryScope::LocalVar:
         return "local.var";
+    case MemoryScope::Barrier:
+        return "shared.barrier";
+    }
+    return "?";
+}
+
+const char* barrierOpName(BarrierOp op) {
+    switch (op) {
+    case BarrierOp::WaitParity:
+        return "mbarrier_wait_parity";
+    case BarrierOp::Arrive:
+        return "mbarrier_arrive";
+    case BarrierOp::ExpectTx:
+        return "mbarrier_expect_tx";
     }
     return "?";
 }

@@ -20,9 +20,10 @@ enum class MemoryScope {
     Fragment, // T.alloc_fragment: a block tile spread over the threads' registers
     Local,    // T.alloc_local: a per-thread array
     LocalVar, // T.alloc_var: a per-thread scalar (shape [1])
+    Barrier,  // T.alloc_barrier: mbarriers in shared memory (uint64 each, shape [count])
 };
 
-const char* scopeName(MemoryScope scope); // "global", "shared", "fragment", "local", "local.var"
+const char* scopeName(MemoryScope scope); // "global", ..., "local.var", "shared.barrier"
 
 // Buffers are owned by the Module and referred to by pointer.
 struct Buffer {
@@ -32,9 +33,10 @@ struct Buffer {
     std::vector<ExprPtr> shape; // constants, or VarRefs of DynamicDim vars
     SourceRange range;          // the allocation or parameter
     int id = 0;
-    int paramIndex = -1;              // position in the PrimFunc's parameter list, -1 if not a parameter
-    bool isOutput = false;            // named by out_idx or returned (T.empty)
-    std::optional<ExprPtr> initValue; // T.alloc_var(dtype, init=...)
+    int paramIndex = -1;               // position in the PrimFunc's parameter list, -1 if not a parameter
+    bool isOutput = false;             // named by out_idx or returned (T.empty)
+    std::optional<ExprPtr> initValue;  // T.alloc_var(dtype, init=...)
+    std::vector<int64_t> arriveCounts; // Barrier: the threads that arrive on each mbarrier per phase
 
     size_t rank() const { return shape.size(); }
     // The extent of dimension i when it is a compile-time constant.
@@ -66,6 +68,8 @@ enum class StmtKind {
     AnnotateLayout,
     UseSwizzle,
     Print,
+    WarpGroups, // with T.ws(i, ...): the body runs on those warpgroups of the block only
+    Barrier,    // T.mbarrier_wait_parity / T.mbarrier_arrive / T.mbarrier_expect_tx on one mbarrier
 };
 
 enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
@@ -78,6 +82,11 @@ const char* loopKindName(LoopKind kind);          // "serial", "unroll", "parall
 const char* gemmWarpPolicyName(GemmWarpPolicy p); // "Square", "FullRow", "FullCol"
 const char* evictionPolicyName(EvictionPolicy p); // "evict_normal", "evict_first", "evict_last"
 const char* reduceKindName(ReduceKind kind);      // "max", "sum", ...
+
+// The mbarrier operations a program issues itself (TileLang's names; barrier_wait/barrier_arrive are the
+// same).
+enum class BarrierOp { WaitParity, Arrive, ExpectTx };
+const char* barrierOpName(BarrierOp op); // "mbarrier_wait_parity", "mbarrier_arrive", "mbarrier_expect_tx"
 
 // T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
 struct PipelineInfo {
@@ -184,6 +193,18 @@ struct Stmt {
     // Print: a buffer (printBuffer) or a scalar (value), with a message
     const Buffer* printBuffer = nullptr;
     std::string message;
+
+    // WarpGroups: threads [firstThread, firstThread + threadCount) of the block run the body, with thread
+    // ids rebased to 0 (the warpgroups of T.ws, 128 threads each, are consecutive).
+    std::vector<int64_t> warpGroups;
+    int64_t firstThread = 0;
+    int64_t threadCount = 0;
+
+    // Barrier: barrierOp on mbarrier barrier[barrierIndex], with `value` the parity (WaitParity) or the
+    // byte count (ExpectTx). Copy (T.tma_copy): the mbarrier its bytes arrive on, buffer null otherwise.
+    BarrierOp barrierOp = BarrierOp::Arrive;
+    const Buffer* barrier = nullptr;
+    ExprPtr barrierIndex;
 
     Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
 };

@@ -246,6 +246,8 @@ private:
         case StmtKind::Copy:
             checkRegion(s.src, s, "copy source");
             checkRegion(s.dst, s, "copy destination");
+            if (s.barrier)
+                useBuffer(s.barrier, s.range);
             checkOwnExprs(s);
             return;
         case StmtKind::Gemm:
@@ -286,6 +288,19 @@ private:
                     "a print has neither a buffer nor a value");
             if (s.printBuffer)
                 useBuffer(s.printBuffer, s.range);
+            checkOwnExprs(s);
+            return;
+        case StmtKind::WarpGroups:
+            require(s.body != nullptr, s, "a T.ws scope has no body");
+            require(!s.warpGroups.empty() && s.threadCount > 0, s, "a T.ws scope names no threads");
+            visitChildren(s);
+            return;
+        case StmtKind::Barrier:
+            require(s.barrier != nullptr && s.barrier->scope == MemoryScope::Barrier, s,
+                    "an mbarrier operation has no barrier buffer");
+            require(s.barrierIndex != nullptr, s, "an mbarrier operation has no barrier index");
+            if (s.barrier)
+                useBuffer(s.barrier, s.range);
             checkOwnExprs(s);
             return;
         }

@@ -12,6 +12,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
         return;
     case StmtKind::Kernel:
     case StmtKind::For:
+    case StmtKind::WarpGroups:
         if (s.body)
             fn(s.body);
         return;
@@ -30,6 +31,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::AnnotateLayout:
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
+    case StmtKind::Barrier:
         return;
     }
 }
@@ -80,6 +82,8 @@ void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) 
     case StmtKind::AnnotateLayout:
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
+    case StmtKind::WarpGroups:
+    case StmtKind::Barrier:
         return;
     }
 }
@@ -109,6 +113,7 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
     case StmtKind::AtomicAdd:
         forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
         maybe(s.value, fn);
+        maybe(s.barrierIndex, fn);
         return;
     case StmtKind::Gemm:
         forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
@@ -125,6 +130,12 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
         return;
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
+        maybe(s.value, fn);
+        return;
+    case StmtKind::WarpGroups:
+        return;
+    case StmtKind::Barrier:
+        maybe(s.barrierIndex, fn);
         maybe(s.value, fn);
         return;
     }

@@ -308,6 +308,11 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
         break; // where data lives and when blocks run, not what they compute
     case StmtKind::Print:
         throw Unsupported{"T.print (its output is formatted by the interpreter)"};
+    case StmtKind::WarpGroups:
+        lowerStmt(s.body.get()); // in program order, as the interpreter runs it
+        break;
+    case StmtKind::Barrier:
+        break; // in program order every wait is already satisfied
     }
     m_currentRange = saved;
 }

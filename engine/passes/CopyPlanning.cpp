@@ -78,7 +78,7 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                 if (frag->fragment.inputShape() == shape)
                     map = frag->fragment;
                 else
-                    map = planLoopPartition(shape, 1, kernel.threads, true);
+                    map = planLoopPartition(shape, 1, kernel.threadsOf(&s), true);
                 cp.threadMap = *map;
                 int64_t v = contiguousRegisterRun(*map, vmax, &cache);
                 cp.reason = "each thread moves the elements it owns under the layout of '" +
@@ -123,7 +123,7 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                                  backendName(context.backend) + " backend uses cp.async)";
             } else {
                 cp.instruction = layout::CopyInstruction::VectorLoadStore;
-                int64_t v = contiguous ? paddingVector(total, vmax, kernel.threads) : 1;
+                int64_t v = contiguous ? paddingVector(total, vmax, kernel.threadsOf(&s)) : 1;
                 while (v > 1 && shape.back() % v != 0)
                     v /= 2;
                 cp.vectorWidth = int(v);
@@ -143,7 +143,7 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                 cp.reason = why + "vectorized ld/st of " + std::to_string(v) +
                             " elements, consecutive vectors to consecutive threads";
             }
-            cp.threadMap = planLoopPartition(shape, cp.vectorWidth, kernel.threads, false);
+            cp.threadMap = planLoopPartition(shape, cp.vectorWidth, kernel.threadsOf(&s), false);
             kernel.copies.push_back(std::move(cp));
         });
     }

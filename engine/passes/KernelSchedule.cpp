@@ -65,7 +65,7 @@ void planArena(const Stmt& kernelStmt, layout::KernelPlan& kernel, DiagnosticEng
     std::map<const ir::Buffer*, check::PipelineStages> stages = check::pipelineCopyStages(kernelStmt);
     int64_t offset = 0;
     for (const ir::Buffer* b : kernelStmt.allocations) {
-        if (!b || b->scope != MemoryScope::Shared)
+        if (!b || (b->scope != MemoryScope::Shared && b->scope != MemoryScope::Barrier))
             continue;
         std::optional<std::vector<int64_t>> shape = ir::constantShape(*b);
         if (!shape) {

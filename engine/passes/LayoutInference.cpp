@@ -102,6 +102,12 @@ public:
         : m_kernel(kernel), m_context(context), m_diagnostics(diagnostics) {}
 
     void run() {
+        for (const ir::Buffer* b : m_kernel.mixedScopeBuffers)
+            m_diagnostics.error("fragment-across-warp-groups", b->range,
+                                "'" + b->name +
+                                    "' is used inside a T.ws scope and outside it (or in two scopes): its "
+                                    "registers belong to the threads of one scope",
+                                "use it within one T.ws scope, or share the data through a shared buffer");
         collect(*m_kernel.kernel->body, 0);
         m_queued.assign(m_ops.size(), false);
         strictLevel();
@@ -351,6 +357,8 @@ private:
         case ir::StmtKind::AtomicAdd:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
+        case ir::StmtKind::WarpGroups:
+        case ir::StmtKind::Barrier:
             break;
         }
         ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) {
@@ -520,8 +528,8 @@ private:
                 continue;
             std::optional<Fragment> fragment;
             if (ann.kind == ir::LayoutAnnotationKind::FullyReplicated) {
-                fragment =
-                    Fragment::fullyReplicated(*shape, ann.threads > 0 ? ann.threads : m_kernel.threads);
+                fragment = Fragment::fullyReplicated(
+                    *shape, ann.threads > 0 ? ann.threads : m_kernel.threadsOf(ann.buffer));
             } else if (ann.kind == ir::LayoutAnnotationKind::CustomFragment) {
                 fragment = customFragment(ann, *shape);
                 if (!fragment)
@@ -597,7 +605,7 @@ private:
                 "an access outside any parallel loop" +
                 (m_context.lineOf(range).empty() ? std::string() : " at " + m_context.lineOf(range));
             o.range = range;
-            propose(buffer, Fragment::fullyReplicated(*shape, m_kernel.threads), o, nullptr, {});
+            propose(buffer, Fragment::fullyReplicated(*shape, m_kernel.threadsOf(buffer)), o, nullptr, {});
         }
         for (const Op& op : m_ops) {
             if (op.kind == OpKind::Gemm)
@@ -610,7 +618,7 @@ private:
             for (const FragAccess& a : op.accesses)
                 if (op.kind == OpKind::Parallel && allConstant(a) && !m_known.count(a.buffer))
                     if (auto shape = shapeOf(a.buffer))
-                        propose(a.buffer, Fragment::fullyReplicated(*shape, m_kernel.threads),
+                        propose(a.buffer, Fragment::fullyReplicated(*shape, m_kernel.threadsOf(a.buffer)),
                                 originOf(op.stmt, InferenceLevel::Strict,
                                          "a constant index in the parallel loop" + at(op.stmt)),
                                 op.stmt, {});
@@ -708,8 +716,8 @@ private:
                 if (auto shape = shapeOf(a.buffer)) {
                     origin.description =
                         opName(op) + " (read through a non-invertible index: fully replicated)";
-                    propose(a.buffer, Fragment::fullyReplicated(*shape, m_kernel.threads), origin, op.stmt,
-                            {});
+                    propose(a.buffer, Fragment::fullyReplicated(*shape, m_kernel.threadsOf(a.buffer)), origin,
+                            op.stmt, {});
                 }
         }
     }
@@ -776,12 +784,12 @@ private:
             bits = std::max(bits, ir::dtypeBits(op.stmt->dst.buffer->dtype));
         }
         const int64_t maxVector = std::max<int64_t>(m_context.options.maxVectorBits / std::max(bits, 8), 1);
-        const int64_t vector = fragmentLoopVector(op.loopShape, maxVector, m_kernel.threads);
-        op.loopLayout = planLoopPartition(op.loopShape, vector, m_kernel.threads, true);
-        op.loopOrigin =
-            originOf(op.stmt, InferenceLevel::Free,
-                     "default partition of " + opName(op) + " over " + std::to_string(m_kernel.threads) +
-                         " threads, vector " + std::to_string(vector));
+        const int64_t threads = m_kernel.threadsOf(op.stmt);
+        const int64_t vector = fragmentLoopVector(op.loopShape, maxVector, threads);
+        op.loopLayout = planLoopPartition(op.loopShape, vector, threads, true);
+        op.loopOrigin = originOf(op.stmt, InferenceLevel::Free,
+                                 "default partition of " + opName(op) + " over " + std::to_string(threads) +
+                                     " threads, vector " + std::to_string(vector));
     }
 
     void inferReduce(Op& op) {
@@ -883,13 +891,14 @@ private:
                 continue;
             const int64_t maxVector =
                 std::max<int64_t>(m_context.options.maxVectorBits / ir::dtypeBits(b->dtype), 1);
-            const int64_t vector = fragmentLoopVector(*shape, maxVector, m_kernel.threads);
+            const int64_t threads = m_kernel.threadsOf(b);
+            const int64_t vector = fragmentLoopVector(*shape, maxVector, threads);
             LayoutOrigin o;
             o.level = InferenceLevel::Free;
             o.range = b->range;
-            o.description = "default partition over " + std::to_string(m_kernel.threads) +
-                            " threads, vector " + std::to_string(vector) + " (no op constrains it)";
-            propose(b, planLoopPartition(*shape, vector, m_kernel.threads, true), o, nullptr, {});
+            o.description = "default partition over " + std::to_string(threads) + " threads, vector " +
+                            std::to_string(vector) + " (no op constrains it)";
+            propose(b, planLoopPartition(*shape, vector, threads, true), o, nullptr, {});
             m_queued.assign(m_ops.size(), false);
             drain(InferenceLevel::Common);
         }

@@ -143,7 +143,7 @@ void runLoopPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                 const int64_t total = layout::shapeSize(nest.extents);
                 int64_t best = 1, bestPad = -1;
                 for (int64_t v = vmax; v >= 1; v /= 2) {
-                    const int64_t chunk = kernel.threads * v;
+                    const int64_t chunk = kernel.threadsOf(outer) * v;
                     const int64_t pad = (total + chunk - 1) / chunk * chunk - total;
                     if (bestPad < 0 || pad < bestPad) {
                         best = v;
@@ -154,12 +154,14 @@ void runLoopPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                     best = outer->coalescedWidth;
                 layout::ParallelLoopPlan fresh;
                 fresh.loop = outer;
-                fresh.loopLayout = planLoopPartition(nest.extents, best, kernel.threads, touchesFragment);
+                fresh.loopLayout =
+                    planLoopPartition(nest.extents, best, kernel.threadsOf(outer), touchesFragment);
                 fresh.origin.op = outer;
                 fresh.origin.level = layout::InferenceLevel::Free;
                 fresh.origin.range = outer->range;
-                fresh.origin.description = "default partition over " + std::to_string(kernel.threads) +
-                                           " threads, vector " + std::to_string(best);
+                fresh.origin.description = "default partition over " +
+                                           std::to_string(kernel.threadsOf(outer)) + " threads, vector " +
+                                           std::to_string(best);
                 kernel.loops.push_back(std::move(fresh));
                 loopPlan = &kernel.loops.back();
             } else {

@@ -70,7 +70,7 @@ void runReducePlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCo
                     "use a layout whose reduced dimension is spread over a power of two of threads");
             rp.throughSharedMemory = !rp.sharedOffsets.empty();
             if (rp.throughSharedMemory)
-                rp.sharedScratchBytes = kernel.threads * ir::dtypeBytes(s.dstBuffer->dtype);
+                rp.sharedScratchBytes = kernel.threadsOf(&s) * ir::dtypeBytes(s.dstBuffer->dtype);
             std::string offsets;
             for (int o : rp.shuffleOffsets)
                 offsets += (offsets.empty() ? "" : ", ") + std::to_string(o);

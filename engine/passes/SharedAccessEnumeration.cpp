@@ -540,6 +540,9 @@ private:
             walk(stmt->body, ctx);
             walk(stmt->elseBody, ctx);
             return;
+        case ir::StmtKind::WarpGroups:
+            walk(stmt->body, ctx);
+            return;
         case ir::StmtKind::Store:
             handleElementStatement(*stmt, ctx);
             return;
@@ -559,6 +562,7 @@ private:
         case ir::StmtKind::AnnotateLayout:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
+        case ir::StmtKind::Barrier:
             return;
         }
     }
@@ -1017,6 +1021,9 @@ private:
             collectBody(stmt->body, out, ctx, repeat, depth + 1);
             collectBody(stmt->elseBody, out, ctx, repeat, depth + 1);
             return;
+        case ir::StmtKind::WarpGroups:
+            collectBody(stmt->body, out, ctx, repeat, depth + 1);
+            return;
         case ir::StmtKind::For: {
             std::optional<int64_t> extent = ir::constantInt(stmt->extent);
             if (extent && *extent > 0)
@@ -1042,6 +1049,7 @@ private:
         case ir::StmtKind::AnnotateLayout:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
+        case ir::StmtKind::Barrier:
             return;
         }
     }

@@ -44,12 +44,16 @@ void reportLayoutError(DiagnosticEngine& diagnostics, const layout::LayoutError&
     diagnostics.error(error.code, range, error.message, error.hint);
 }
 
-// wgmma reads its shared operands through descriptors of whole tiles: a gemm on a slice of a tile (its last
-// two dimensions only partly) needs mma.sync. Empty when every shared operand is a whole tile.
+// wgmma reads its shared operands through descriptors of whole 2-D tiles: a gemm on a slice of a tile (its
+// last two dimensions only partly), or on one stage of a buffer the program multi-buffers itself
+// (A_shared[ko % 2, :, :]), needs mma.sync. Empty when every shared operand is a whole 2-D tile.
 std::string partialTileOperand(const ir::Stmt& gemm) {
     for (const ir::Region* r : {&gemm.a, &gemm.b}) {
         if (!r->buffer || r->buffer->scope != ir::MemoryScope::Shared)
             continue;
+        if (r->buffer->rank() > 2)
+            return "'" + r->buffer->name + "' is one stage of a " + std::to_string(r->buffer->rank()) +
+                   "-D buffer (the descriptors address 2-D tiles)";
         size_t n = r->mins.size();
         for (size_t d = n >= 2 ? n - 2 : 0; d < n; ++d)
             if (ir::constantInt(r->mins[d]) != 0 ||
@@ -81,10 +85,11 @@ std::string instructionTheDeviceWouldUse(const PassContext& context, int64_t M, 
 void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
                       DiagnosticEngine& diagnostics) {
     for (layout::KernelPlan& kernel : plan.kernels) {
-        const int64_t numWarps = std::max<int64_t>(kernel.threads / context.target.warpSize, 1);
         ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             if (s.kind != ir::StmtKind::Gemm || !s.a.buffer || !s.b.buffer || !s.c.buffer)
                 return;
+            // The warps of the gemm's own T.ws scope, or of the whole block.
+            const int64_t numWarps = std::max<int64_t>(kernel.threadsOf(&s) / context.target.warpSize, 1);
             auto a = tile2d(s.a), b = tile2d(s.b), c = tile2d(s.c);
             if (!a || !b || !c) {
                 diagnostics.error("gemm-shape-symbolic", s.range,

@@ -44,6 +44,7 @@ std::unique_ptr<layout::LayoutPlan> emptyPlan(const ir::Module& module, const Ta
         kernel.kernel = k.kernel;
         kernel.func = k.func;
         kernel.threads = ir::blockThreads(*k.kernel);
+        kernel.findWarpGroupScopes();
         plan->kernels.push_back(std::move(kernel));
     }
     return plan;

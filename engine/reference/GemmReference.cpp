@@ -88,6 +88,18 @@ Reference makeGemmReluReference() {
     return r;
 }
 
+Reference makeGemmReference() {
+    Reference r;
+    r.name = "gemm";
+    r.summary = "C = A @ B, A[M,K], B[K,N]; params A, B, C (output 2)";
+    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
+        return computeGemm(in, /*transA=*/false, /*transB=*/false, /*relu=*/false, expected, error);
+    };
+    r.atol = kGemmAtol;
+    r.rtol = kGemmRtol;
+    return r;
+}
+
 Reference makeGemmTransposeReference() {
     Reference r;
     r.name = "gemm_transpose";

@@ -14,6 +14,7 @@ const std::vector<Reference>& registry() {
     static const std::vector<Reference> references = [] {
         std::vector<Reference> all;
         all.push_back(reference::makeElementwiseAddReference());
+        all.push_back(reference::makeGemmReference());
         all.push_back(reference::makeGemmReluReference());
         all.push_back(reference::makeGemmTransposeReference());
         all.push_back(reference::makeSoftmaxReference());

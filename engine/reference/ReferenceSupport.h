@@ -54,6 +54,7 @@ void parallelRanges(int64_t count, const std::function<void(int64_t begin, int64
 // The factories behind the registry, one per reference file.
 Reference makeElementwiseAddReference();
 Reference makeGemmReluReference();
+Reference makeGemmReference();
 Reference makeGemmTransposeReference();
 Reference makeSoftmaxReference();
 Reference makeRmsNormSiluReference();

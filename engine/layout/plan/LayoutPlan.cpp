@@ -1,6 +1,10 @@
 // Names of the plan's enums and the per-kernel lookups.
 #include "engine/layout/plan/LayoutPlan.h"
 
+#include "engine/ir/IrQueries.h"
+
+#include <set>
+
 namespace tb::layout {
 
 const char* inferenceLevelName(InferenceLevel level) {
@@ -68,6 +72,39 @@ const TmaCopyPlan* KernelSchedule::tmaOf(const ir::Stmt* copy) const {
         if (t.copy == copy)
             return &t;
     return nullptr;
+}
+
+void KernelPlan::findWarpGroupScopes() {
+    warpGroupOf = ir::warpGroupScopes(*kernel);
+    if (warpGroupOf.empty())
+        return;
+    std::set<const ir::Buffer*> mixed;
+    ir::walkStmts(*kernel->body, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        auto it = warpGroupOf.find(&s);
+        const ir::Stmt* scope = it == warpGroupOf.end() ? nullptr : it->second;
+        ir::forEachBufferOf(s, [&](const ir::Buffer* b) {
+            if (b->scope != ir::MemoryScope::Fragment && b->scope != ir::MemoryScope::Local &&
+                b->scope != ir::MemoryScope::LocalVar)
+                return;
+            auto [known, fresh] = registerScopeOf.emplace(b, scope);
+            const ir::Stmt* other = known->second;
+            const bool sameThreads =
+                other == scope || (other && scope && other->firstThread == scope->firstThread &&
+                                   other->threadCount == scope->threadCount);
+            if (!sameThreads && mixed.insert(b).second)
+                mixedScopeBuffers.push_back(b);
+        });
+    });
+}
+
+int64_t KernelPlan::threadsOf(const ir::Stmt* s) const {
+    auto it = warpGroupOf.find(s);
+    return it == warpGroupOf.end() ? threads : it->second->threadCount;
+}
+
+int64_t KernelPlan::threadsOf(const ir::Buffer* b) const {
+    auto it = registerScopeOf.find(b);
+    return it == registerScopeOf.end() || !it->second ? threads : it->second->threadCount;
 }
 
 const FragmentPlan* KernelPlan::fragmentOf(const ir::Buffer* buffer) const {

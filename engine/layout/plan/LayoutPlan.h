@@ -258,6 +258,18 @@ struct KernelPlan {
     KernelSchedule schedule;
     SharedMemoryBudgetPlan budget;
 
+    // T.ws: the scope (a WarpGroups statement) around each statement inside one, and the scope whose
+    // threads hold each fragment or local buffer (null: the whole block; scopes over the same threads are
+    // one). A buffer that statements of different scopes touch is in mixedScopeBuffers (its registers
+    // cannot belong to both).
+    std::map<const ir::Stmt*, const ir::Stmt*> warpGroupOf;
+    std::map<const ir::Buffer*, const ir::Stmt*> registerScopeOf;
+    std::vector<const ir::Buffer*> mixedScopeBuffers;
+    void findWarpGroupScopes();
+    // The threads that execute statement `s` / that hold register buffer `b`.
+    int64_t threadsOf(const ir::Stmt* s) const;
+    int64_t threadsOf(const ir::Buffer* b) const;
+
     const FragmentPlan* fragmentOf(const ir::Buffer* buffer) const;
     const SharedBufferPlan* sharedOf(const ir::Buffer* buffer) const;
 };

@@ -60,6 +60,14 @@ inline PlannedProgram planTestProgram(const std::string& file,
                        std::move(overrides), backend);
 }
 
+// A TileLang example of the corpus under tests/corpus/tilelang-examples ("warp_specialize/x.py").
+inline PlannedProgram planCorpusProgram(const std::string& file,
+                                        std::vector<std::pair<std::string, std::string>> overrides = {},
+                                        Backend backend = Backend::Portable) {
+    return planProgram(file, readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file),
+                       std::move(overrides), backend);
+}
+
 // The generated CUDA of a planned program (the codegen pass's); `errors` gets the diagnostics, formatted.
 inline CudaKernelSource generateFor(const PlannedProgram& p, std::string& errors) {
     std::vector<Diagnostic> errorsOnly;

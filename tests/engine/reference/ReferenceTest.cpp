@@ -70,9 +70,8 @@ void expectValues(const HostTensor& t, const std::vector<double>& values, double
 
 TEST(ReferenceRegistry, ListsEveryReferenceSortedWithTolerances) {
     const std::vector<std::string> names = referenceNames();
-    const std::vector<std::string> want = {"elementwise_add", "flash_attention", "gemm_relu",
-                                           "gemm_transpose",  "mla_decode",      "rmsnorm_silu",
-                                           "softmax"};
+    const std::vector<std::string> want = {"elementwise_add", "flash_attention", "gemm",         "gemm_relu",
+                                           "gemm_transpose",  "mla_decode",      "rmsnorm_silu", "softmax"};
     EXPECT_EQ(names, want);
     for (const std::string& name : names) {
         const Reference* ref = findReference(name);
@@ -119,6 +118,8 @@ TEST(ReferenceDirective, EverySampleNamesARegisteredReferenceAndEveryReferenceHa
         used.insert(*name);
     }
     EXPECT_EQ(samples, 7);
+    // "gemm" checks TileLang's own GEMM examples (CpuRun.WarpSpecializedCorpusGemmsComputeTheProduct).
+    used.insert("gemm");
     for (const std::string& name : referenceNames())
         EXPECT_TRUE(used.count(name)) << "no sample uses " << name;
 }

@@ -70,3 +70,22 @@ TEST(RunReport, OutputLinesGiveTheToleranceAndTheFirstMismatch) {
     EXPECT_EQ(run::describeGpuRun(failed).headline,
               "the GPU run failed at runner: cannot start tilebench-runner");
 }
+
+// TileLang's hand-warp-specialized GEMMs run their T.ws scopes in program order on the CPU, which their
+// mbarrier protocol allows, and compute A @ B (checked against the naive GEMM the test names for them).
+TEST(CpuRun, WarpSpecializedCorpusGemmsComputeTheProduct) {
+    for (const char* name :
+         {"barrierpipe_stage2", "copy_0_gemm_1", "copy_1_gemm_0", "copy_gemm_0_1", "softpipe_stage2"}) {
+        SCOPED_TRACE(name);
+        const std::string file = std::string("warp_specialize/example_warp_specialize_gemm_") + name + ".py";
+        const std::string text =
+            readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file) +
+            "\n# tilebench-reference: gemm\n";
+        PlannedProgram p = planProgram(file, text, {{"M", "192"}, {"N", "136"}, {"K", "200"}});
+        ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+        run::CpuRunResult r = run::runOnCpu(*p.result);
+        ASSERT_TRUE(r.executed) << r.error;
+        EXPECT_TRUE(r.checked) << r.error;
+        EXPECT_TRUE(r.ok) << run::describeCpuRun(r).text();
+    }
+}

@@ -62,11 +62,32 @@ struct Case {
     bool testProgram = false; // under tests/engine/codegen/programs, not a sample
     Backend backend = Backend::Portable;
     uint64_t inputSeed = 0; // 0: runOnGpu's default; a fuzz reproducer's own seed gives its inputs again
+    bool corpus = false;    // a TileLang example under tests/corpus/tilelang-examples
 };
 
 PlannedProgram planCase(const Case& c) {
+    if (c.corpus)
+        return planCorpusProgram(c.file, c.params, c.backend);
     return c.testProgram ? planTestProgram(c.file, c.params, c.backend)
                          : planSample(c.file, c.params, c.backend);
+}
+
+// TileLang's hand-warp-specialized GEMMs (T.ws, T.alloc_barrier, T.tma_copy, the mbarrier protocol), at a
+// block-multiple and a ragged shape.
+std::vector<Case> warpSpecializedCorpusCases() {
+    std::vector<Case> out;
+    for (const char* name :
+         {"barrierpipe_stage2", "copy_0_gemm_1", "copy_1_gemm_0", "copy_gemm_0_1", "softpipe_stage2"})
+        for (auto shape :
+             {std::vector<std::pair<std::string, std::string>>{{"M", "256"}, {"N", "256"}, {"K", "512"}},
+              std::vector<std::pair<std::string, std::string>>{{"M", "200"}, {"N", "136"}, {"K", "200"}}}) {
+            Case c;
+            c.file = std::string("warp_specialize/example_warp_specialize_gemm_") + name + ".py";
+            c.params = shape;
+            c.corpus = true;
+            out.push_back(c);
+        }
+    return out;
 }
 
 std::vector<Case> portableCases() {
@@ -105,8 +126,11 @@ std::vector<Case> portableCases() {
 // Every case again on the hopper backend (wgmma, TMA, warp specialization where the plan says so), the
 // ragged shapes included: TMA's zero fill and the epilogue's bounds.
 std::vector<Case> cases() {
-    std::vector<Case> all = portableCases();
-    for (Case c : portableCases()) {
+    std::vector<Case> portable = portableCases();
+    for (const Case& c : warpSpecializedCorpusCases())
+        portable.push_back(c);
+    std::vector<Case> all = portable;
+    for (Case c : portable) {
         c.backend = Backend::Hopper;
         all.push_back(c);
     }
@@ -135,8 +159,11 @@ TEST_P(SampleOnGpu, MatchesTheCpuOracle) {
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleOnGpu, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                             return (info.param.testProgram ? "p" : "s" + info.param.file.substr(0, 2)) +
-                                    (info.param.backend == Backend::Hopper ? "_hopper_" : "_") +
+                             const std::string kind = info.param.corpus ? std::string("c")
+                                                      : info.param.testProgram
+                                                          ? std::string("p")
+                                                          : "s" + info.param.file.substr(0, 2);
+                             return kind + (info.param.backend == Backend::Hopper ? "_hopper_" : "_") +
                                     std::to_string(info.index);
                          });
 
