@@ -775,8 +775,11 @@ void KernelEmitter::emitParallelNest(const Stmt& s) {
     std::string shape;
     for (int64_t e : extents)
         shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+    // Each iteration of a T.Parallel loop runs once: where the partition replicates iterations over
+    // threads, only replica 0 stores to shared or global memory (a body that reads what it writes, such as a
+    // serial scan along a row, would otherwise race with its own replicas).
     emitSimtLoop(map, vars, *body, s.range,
-                 "T.Parallel(" + shape + ")" + (origin.empty() ? "" : " [" + origin + "]"), false, loopVector,
+                 "T.Parallel(" + shape + ")" + (origin.empty() ? "" : " [" + origin + "]"), true, loopVector,
                  {}, true);
 }
 

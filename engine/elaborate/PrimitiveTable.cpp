@@ -30,7 +30,7 @@ Index indexOf(std::initializer_list<std::span<const PrimitiveRow>> families) {
 const std::vector<std::span<const PrimitiveRow>>& tileFamilies() {
     static const std::vector<std::span<const PrimitiveRow>> families = {
         loopAndKernelPrimitives(), memoryPrimitives(), computePrimitives(),        elementMathPrimitives(),
-        layoutPrimitives(),        typePrimitives(),   synchronizationPrimitives()};
+        layoutPrimitives(),        typePrimitives(),   synchronizationPrimitives(), scanPrimitives()};
     return families;
 }
 
@@ -135,7 +135,7 @@ const std::vector<std::string>& unsupportedTileNames() {
         "copy_cluster", "c2d_im2col",    "transpose",        "atomic_max",
         "atomic_min",   "atomic_load",   "atomic_store",     "atomic_addx2",
         "atomic_addx4", "Persistent",    "device_assert",    "annotate_safe_value",
-        "call_extern",  "sync_threads",  "sync_grid",        "cumsum",
+        "call_extern",  "sync_threads",  "sync_grid",
         "reshape",      "view",          "thread_binding",   "launch_thread",
         "gemm_sp",      "reduce",        "finalize_reducer"};
     return names;

@@ -44,9 +44,9 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 
-class Parser {
+class JsonParser {
 public:
-    explicit Parser(std::string_view text) : m_text(text) {}
+    explicit JsonParser(std::string_view text) : m_text(text) {}
 
     std::optional<JsonValue> document(std::string& error) {
         JsonValue v;
@@ -231,7 +231,7 @@ std::optional<JsonValue> parseJson(std::string_view text, std::string& error) {
         error = "the JSON text is larger than 64 MiB";
         return std::nullopt;
     }
-    return Parser(text).document(error);
+    return JsonParser(text).document(error);
 }
 
 } // namespace tb

@@ -91,6 +91,14 @@ inline std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& 
     return point;
 }
 
+// "(1, 2, 3)" for messages.
+inline std::string pointText(const std::vector<int64_t>& point) {
+    std::string text = "(";
+    for (size_t d = 0; d < point.size(); ++d)
+        text += (d ? ", " : "") + std::to_string(point[d]);
+    return text + ")";
+}
+
 inline std::optional<LayoutError> checkDomain(int64_t points, const char* what) {
     if (points > kMaxEnumerationPoints || points < 0)
         return layoutError("layout-domain-too-large",

@@ -11,17 +11,6 @@ namespace tb::layout {
 
 namespace {
 
-std::string pointText(const std::vector<int64_t>& point) {
-    std::string text = "(";
-    for (size_t d = 0; d < point.size(); ++d)
-        text += (d ? ", " : "") + std::to_string(point[d]);
-    return text + ")";
-}
-
-} // namespace
-
-namespace {
-
 // One point at a time: slow, but it names the point where evaluation fails.
 LayoutResult<FragmentTable> tabulateFragmentPointwise(const Fragment& fragment) {
     int64_t points = saturatingMul(fragment.inputSize(), fragment.replicateExtent());
@@ -52,7 +41,7 @@ LayoutResult<FragmentTable> tabulateFragmentPointwise(const Fragment& fragment) 
             if (!t)
                 return detail::evaluationFailed("the fragment's thread", counter.point());
             if (*t < 0 || *t >= table.threadExtent || flatReg < 0)
-                return layoutError("fragment-out-of-range", "element " + pointText(counter.point()) +
+                return layoutError("fragment-out-of-range", "element " + detail::pointText(counter.point()) +
                                                                 " maps to thread " + std::to_string(*t) +
                                                                 " register " + std::to_string(flatReg) +
                                                                 ", outside the fragment's bounds");
@@ -152,9 +141,11 @@ LayoutResult<FragmentInverseTable> inverseFragment(const Fragment& fragment) {
             if (inverse.element[slot] >= 0)
                 return layoutError(
                     "fragment-not-injective",
-                    "elements " + pointText(detail::unflatten(inverse.element[slot], inverse.inputShape)) +
-                        " and " + pointText(detail::unflatten(e, inverse.inputShape)) + " share thread " +
-                        std::to_string(cell.thread) + " register " + std::to_string(cell.reg),
+                    "elements " +
+                        detail::pointText(detail::unflatten(inverse.element[slot], inverse.inputShape)) +
+                        " and " + detail::pointText(detail::unflatten(e, inverse.inputShape)) +
+                        " share thread " + std::to_string(cell.thread) + " register " +
+                        std::to_string(cell.reg),
                     "a fragment must give each (thread, register) slot at most one element");
             inverse.element[slot] = e;
             inverse.rep[slot] = r;

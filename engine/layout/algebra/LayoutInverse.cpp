@@ -22,13 +22,6 @@ bool InverseTable::surjective() const {
 
 namespace {
 
-std::string pointText(const std::vector<int64_t>& point) {
-    std::string text = "(";
-    for (size_t d = 0; d < point.size(); ++d)
-        text += (d ? ", " : "") + std::to_string(point[d]);
-    return text + ")";
-}
-
 // Builds the table; `collision` receives the first pair of logical points sharing a physical point.
 LayoutResult<InverseTable> buildTable(const Layout& layout,
                                       std::optional<std::pair<int64_t, int64_t>>& collision) {
@@ -49,10 +42,10 @@ LayoutResult<InverseTable> buildTable(const Layout& layout,
             return detail::evaluationFailed("the layout", counter.point());
         int64_t flat = detail::linearIndex(physical, table.outputShape);
         if (flat < 0)
-            return layoutError("layout-out-of-range", "the layout maps " + pointText(counter.point()) +
-                                                          " to " + pointText(physical) +
-                                                          ", outside its output shape " +
-                                                          shapeToString(table.outputShape));
+            return layoutError("layout-out-of-range",
+                               "the layout maps " + detail::pointText(counter.point()) + " to " +
+                                   detail::pointText(physical) + ", outside its output shape " +
+                                   shapeToString(table.outputShape));
         int64_t& slot = table.preimage[size_t(flat)];
         if (slot >= 0 && !collision)
             collision = std::make_pair(slot, logical);
@@ -72,8 +65,9 @@ LayoutResult<InverseTable> inverseLayout(const Layout& layout) {
         std::vector<int64_t> a = detail::unflatten(collision->first, layout.inputShape());
         std::vector<int64_t> b = detail::unflatten(collision->second, layout.inputShape());
         return layoutError("layout-not-injective",
-                           "the layout is not invertible: " + pointText(a) + " and " + pointText(b) +
-                               " map to the same physical index " + pointText(*layout.apply(a)),
+                           "the layout is not invertible: " + detail::pointText(a) + " and " +
+                               detail::pointText(b) + " map to the same physical index " +
+                               detail::pointText(*layout.apply(a)),
                            "only injective layouts have an inverse");
     }
     return table;

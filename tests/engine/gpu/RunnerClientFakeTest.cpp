@@ -18,18 +18,9 @@ namespace tb::gpu {
 namespace {
 
 using namespace std::chrono_literals;
+using test::fakeCubin;
 using test::fakeRunner;
 using test::processExists;
-
-// The smallest thing the fake runner accepts as a cubin: ELF magic and a .text.<kernel> section name.
-std::vector<char> fakeCubin(const std::string& kernel) {
-    std::string bytes = std::string("\x7f"
-                                    "ELF",
-                                    4) +
-                        std::string(60, '\0') + ".text." + kernel;
-    bytes.push_back('\0');
-    return std::vector<char>(bytes.begin(), bytes.end());
-}
 
 TEST(RunnerFake, HelloAndDevices) {
     RunnerClient client(fakeRunner());

@@ -12,16 +12,8 @@
 namespace tb::gpu {
 namespace {
 
+using test::fakeCubin;
 using test::fakeRunner;
-
-std::vector<char> fakeCubin(const std::string& kernel) {
-    std::string bytes = std::string("\x7f"
-                                    "ELF",
-                                    4) +
-                        std::string(60, '\0') + ".text." + kernel;
-    bytes.push_back('\0');
-    return std::vector<char>(bytes.begin(), bytes.end());
-}
 
 const char* kGoodMap = "tensormap tA a dtype=f16 rank=2 dims=256,128 strides=512 box=64,128 swizzle=128B";
 

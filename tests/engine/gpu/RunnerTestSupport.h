@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace tb::gpu::test {
 
@@ -28,6 +29,16 @@ inline RunnerOptions fakeRunner(std::chrono::milliseconds watchdog = std::chrono
     options.arguments = {"--fake"};
     options.watchdog = watchdog;
     return options;
+}
+
+// The smallest thing the fake runner accepts as a cubin: ELF magic and a .text.<kernel> section name.
+inline std::vector<char> fakeCubin(const std::string& kernel) {
+    std::string bytes = std::string("\x7f"
+                                    "ELF",
+                                    4) +
+                        std::string(60, '\0') + ".text." + kernel;
+    bytes.push_back('\0');
+    return std::vector<char>(bytes.begin(), bytes.end());
 }
 
 // True while the process exists and has not been reaped.

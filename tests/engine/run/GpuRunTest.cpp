@@ -72,9 +72,9 @@ PlannedProgram planCase(const Case& c) {
                          : planSample(c.file, c.params, c.backend);
 }
 
-// TileLang's hand-warp-specialized GEMMs (T.ws, T.alloc_barrier, T.tma_copy, the mbarrier protocol), at a
-// block-multiple and a ragged shape.
-std::vector<Case> warpSpecializedCorpusCases() {
+// Programs of TileLang's example corpus: the hand-warp-specialized GEMMs (T.ws, T.alloc_barrier, T.tma_copy,
+// the mbarrier protocol) at a block-multiple and a ragged shape, and the scan.
+std::vector<Case> corpusCases() {
     std::vector<Case> out;
     for (const char* name :
          {"barrierpipe_stage2", "copy_0_gemm_1", "copy_1_gemm_0", "copy_gemm_0_1", "softpipe_stage2"})
@@ -87,6 +87,15 @@ std::vector<Case> warpSpecializedCorpusCases() {
             c.corpus = true;
             out.push_back(c);
         }
+    // T.cumsum (a shared tile, and a fragment through its scratch tile), at the program's own shape and a
+    // ragged one, forward and reverse.
+    Case scan;
+    scan.file = "gdn/example_cumsum.py";
+    scan.corpus = true;
+    out.push_back(scan);
+    scan.params = {
+        {"S", "1000"}, {"H", "5"}, {"use_fragment", "True"}, {"reverse", "False"}, {"head_first", "True"}};
+    out.push_back(scan);
     return out;
 }
 
@@ -127,7 +136,7 @@ std::vector<Case> portableCases() {
 // ragged shapes included: TMA's zero fill and the epilogue's bounds.
 std::vector<Case> cases() {
     std::vector<Case> portable = portableCases();
-    for (const Case& c : warpSpecializedCorpusCases())
+    for (const Case& c : corpusCases())
         portable.push_back(c);
     std::vector<Case> all = portable;
     for (Case c : portable) {
