@@ -3,6 +3,50 @@
 
 namespace tb::codegen {
 
+const char* cudaFloat8Header() {
+    return R"CUDA(// ---- float8 (e4m3fn, e5m2) <-> fp32: round to nearest even, subnormals; e4m3 saturates, e5m2 -> inf ----
+static __device__ __forceinline__ unsigned char tb_f2fp8(float x, int mbits, int bias, int minExp, float maxFinite,
+                                                         bool saturate) {
+    const unsigned sign = (__float_as_uint(x) >> 31) << 7;
+    if (x != x)
+        return (unsigned char)(sign | (mbits == 3 ? 0x7F : 0x7E));
+    float a = fabsf(x);
+    if (a != 0.0f) {
+        const int e = a >= 1.17549435e-38f ? ilogbf(a) : -127;
+        const float quantum = ldexpf(1.0f, (e > minExp ? e : minExp) - mbits);
+        a = rintf(a / quantum) * quantum; // exact: the quotient is scaled by a power of two
+    }
+    if (a > maxFinite)
+        return (unsigned char)(sign | (saturate ? (mbits == 3 ? 0x7E : 0x7B) : 0x7C));
+    if (a == 0.0f)
+        return (unsigned char)sign;
+    const int e = ilogbf(a);
+    if (e < minExp) // subnormal: the mantissa counts quanta of 2^(minExp - mbits)
+        return (unsigned char)(sign | (unsigned)rintf(ldexpf(a, mbits - minExp)));
+    const unsigned mant = (unsigned)rintf(ldexpf(a, mbits - e)) - (1u << mbits);
+    return (unsigned char)(sign | ((unsigned)(e + bias) << mbits) | mant);
+}
+static __device__ __forceinline__ float tb_fp82f(unsigned char v, int mbits, int bias) {
+    const float sign = (v & 0x80) ? -1.0f : 1.0f;
+    const unsigned exp = (v & 0x7F) >> mbits, mant = v & ((1u << mbits) - 1);
+    if (mbits == 3 && (v & 0x7F) == 0x7F)
+        return __int_as_float(0x7fc00000);
+    if (mbits == 2 && exp == 0x1F)
+        return mant ? __int_as_float(0x7fc00000) : sign * __int_as_float(0x7f800000);
+    if (exp == 0)
+        return sign * ldexpf((float)mant, 1 - bias - mbits);
+    return sign * ldexpf((float)(mant | (1u << mbits)), (int)exp - bias - mbits);
+}
+static __device__ __forceinline__ unsigned char tb_f2e4m3(float x) { return tb_f2fp8(x, 3, 7, -6, 448.0f, true); }
+static __device__ __forceinline__ unsigned char tb_f2e5m2(float x) { return tb_f2fp8(x, 2, 15, -14, 57344.0f, false); }
+static __device__ __forceinline__ float tb_e4m32f(unsigned char v) { return tb_fp82f(v, 3, 7); }
+static __device__ __forceinline__ float tb_e5m22f(unsigned char v) { return tb_fp82f(v, 2, 15); }
+static __device__ __forceinline__ float tb_round_e4m3(float x) { return tb_e4m32f(tb_f2e4m3(x)); }
+static __device__ __forceinline__ float tb_round_e5m2(float x) { return tb_e5m22f(tb_f2e5m2(x)); }
+
+)CUDA";
+}
+
 const char* cudaDeviceHeader() {
     return R"CUDA(// ---- TileBench device helpers (self-contained: no CUDA headers needed) ----
 typedef unsigned long long tb_u64;

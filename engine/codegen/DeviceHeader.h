@@ -9,4 +9,9 @@ namespace tb::codegen {
 // tb_*, so it cannot collide with names from a tile program.
 const char* cudaDeviceHeader();
 
+// float8 e4m3 (TileLang's float8_e4m3fn) and e5m2 <-> fp32, emitted after the header only where a kernel uses
+// them: round to nearest even with subnormals, e4m3 saturating at +-448 and e5m2 overflowing to +-inf,
+// exactly as the CPU executor rounds (engine/exec/FloatFormats.h). Software conversions, so sm_80 has them.
+const char* cudaFloat8Header();
+
 } // namespace tb::codegen

@@ -76,16 +76,24 @@ std::string parenthesize(const std::string& text) {
     return "(" + text + ")";
 }
 
+// The float types narrower than float32: held as float in registers, rounded to their own grid.
 bool isHalfLike(DType t) {
-    return t == DType::Float16 || t == DType::BFloat16;
+    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float8E4M3 || t == DType::Float8E5M2;
 }
 
 std::string roundTo(DType t, const std::string& v) {
-    if (t == DType::Float16)
+    switch (t) {
+    case DType::Float16:
         return "tb_round_f16(" + v + ")";
-    if (t == DType::BFloat16)
+    case DType::BFloat16:
         return "tb_round_bf16(" + v + ")";
-    return v;
+    case DType::Float8E4M3:
+        return "tb_round_e4m3(" + v + ")";
+    case DType::Float8E5M2:
+        return "tb_round_e5m2(" + v + ")";
+    default:
+        return v;
+    }
 }
 
 } // namespace
@@ -1281,13 +1289,6 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
             return "((" + a + ") != 0)";
         if (isHalfLike(to))
             return unrounded ? "(float)(" + a + ")" : roundTo(to, "(float)(" + a + ")");
-        if (to == DType::Float8E4M3 || to == DType::Float8E5M2) {
-            error("codegen-fp8-unsupported", e->range,
-                  "float8 casts are not supported by the CUDA backend yet",
-                  "keep the element-wise math in float16 / bfloat16 / float32; only the conversion to float8 "
-                  "is missing");
-            return a;
-        }
         return "(" + std::string(cudaComputeType(to)) + ")(" + a + ")";
     }
     }
@@ -1518,6 +1519,10 @@ std::string KernelEmitter::loadText(const Buffer* buffer, const std::vector<Expr
             return "tb_h2f(" + lv + ")";
         if (buffer->dtype == DType::BFloat16)
             return "tb_bf2f(" + lv + ")";
+        if (buffer->dtype == DType::Float8E4M3)
+            return "tb_e4m32f(" + lv + ")";
+        if (buffer->dtype == DType::Float8E5M2)
+            return "tb_e5m22f(" + lv + ")";
     }
     return lv;
 }
@@ -1535,6 +1540,10 @@ std::string KernelEmitter::toStorage(const Buffer* buffer, const std::string& v)
             return "tb_f2h(" + v + ")";
         if (buffer->dtype == DType::BFloat16)
             return "tb_f2bf(" + v + ")";
+        if (buffer->dtype == DType::Float8E4M3)
+            return "tb_f2e4m3(" + v + ")";
+        if (buffer->dtype == DType::Float8E5M2)
+            return "tb_f2e5m2(" + v + ")";
     }
     return v;
 }

@@ -430,6 +430,10 @@ void KernelEmitter::lowerReduce(const Stmt& s) {
             value = "tb_round_f16(" + value + ")";
         else if (dst->dtype == DType::BFloat16)
             value = "tb_round_bf16(" + value + ")";
+        else if (dst->dtype == DType::Float8E4M3)
+            value = "tb_round_e4m3(" + value + ")";
+        else if (dst->dtype == DType::Float8E5M2)
+            value = "tb_round_e5m2(" + value + ")";
         line(d + " = " + value + ";", s.range);
         close();
     }

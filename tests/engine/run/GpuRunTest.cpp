@@ -96,6 +96,14 @@ std::vector<Case> corpusCases() {
     scan.params = {
         {"S", "1000"}, {"H", "5"}, {"use_fragment", "True"}, {"reverse", "False"}, {"head_first", "True"}};
     out.push_back(scan);
+    // float8 casts: a per-token quantization with saturation at +-448, at a small and a ragged shape.
+    Case cast;
+    cast.file = "cast/example_group_per_split_token_cast_to_fp8.py";
+    cast.corpus = true;
+    cast.params = {{"M", "512"}, {"N", "1024"}, {"M_max", "384"}};
+    out.push_back(cast);
+    cast.params = {{"M", "300"}, {"N", "640"}, {"M_max", "200"}, {"BG", "3"}};
+    out.push_back(cast);
     return out;
 }
 
@@ -246,4 +254,23 @@ TEST(GpuRunCases, FullOptimizationCompileIsTheOneALaunchSetupUses) {
     EXPECT_TRUE(launch.cacheHit);
     EXPECT_EQ(launch.cubin, full.kernels[0].second.cubin);
     EXPECT_TRUE(run::launchCompileOptions(code.units[0], "sm_90a", {}).fastCompile.empty());
+}
+
+// The CUDA backend's float8 conversions are the CPU executor's, bit for bit: saturation (e4m3), overflow to
+// inf (e5m2), normals and subnormals, into tensors and through a fragment.
+TEST(Float8OnGpu, ConversionsEqualTheCpuRoundingExactly) {
+    std::string why;
+    if (!gpuAvailable(why))
+        GTEST_SKIP() << "no GPU: " << why;
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        PlannedProgram p = planTestProgram("float8_rounding.py", {}, backend);
+        ASSERT_TRUE(p.ok()) << p.planErrors;
+        run::GpuRunOptions options;
+        options.client = &sharedRunner();
+        run::GpuRunResult r = run::runOnGpu(*p.result, options);
+        ASSERT_TRUE(r.ok()) << describe(r);
+        ASSERT_EQ(r.outputs.size(), 3u) << describe(r);
+        for (const run::GpuOutputCheck& o : r.outputs)
+            EXPECT_EQ(o.comparison.maxAbsError, 0.0) << o.name << ": " << describe(r);
+    }
 }
