@@ -18,8 +18,8 @@
 # manager: run scripts/carry-googletest.sh here first, and name .gpucarry in the device run's carry, so that
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
-# Sections: build tests hopper-tests samples hopper-samples warp-groups hopper-perf tilelang sanitize wavefront
-# bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
+# Sections: build tests hopper-tests samples hopper-samples warp-groups corpus hopper-perf tilelang sanitize
+# wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
 want() {
@@ -171,6 +171,41 @@ for f in "$ROOT"/tests/corpus/tilelang-examples/warp_specialize/example_warp_spe
         row "ws $name $be sanitizers" "${bad:-memcheck racecheck synccheck clean}"
     done
 done
+fi
+
+if want corpus; then
+step "the TileLang example corpus on the GPU, each program at its own shape (tilec run --gpu, checked)"
+# The programs CorpusCheckTest runs; those expected-failures.txt lists do not compile and are counted apart.
+# CORPUS_JOBS programs at a time (the CPU check of each uses the host's cores), CORPUS_TIMEOUT s each.
+corpus="$ROOT/tests/corpus/tilelang-examples"
+: >"$LOGS/corpus-programs.txt"
+listed=0
+while IFS= read -r f; do
+    rel=${f#"$corpus"/}
+    case "$(basename "$rel")" in __init__.py | utils.py | reference.py) continue ;; esac
+    [[ "$rel" == */quantize/* ]] && continue
+    if grep -q "^$rel:" "$ROOT/tests/engine/corpus/expected-failures.txt"; then listed=$((listed + 1)); continue; fi
+    echo "$rel" >>"$LOGS/corpus-programs.txt"
+done < <(find "$corpus" -name '*.py' | sort)
+export TILEC LOGS corpus
+run_corpus_program() {
+    local rel="$1" log="$LOGS/corpus-${1//\//_}.log"
+    timeout "${CORPUS_TIMEOUT:-150}" "$TILEC" run --gpu "$corpus/$rel" >"$log" 2>&1
+    echo "rc=$?" >>"$log"
+}
+export -f run_corpus_program
+xargs -P "${CORPUS_JOBS:-4}" -I{} bash -c 'run_corpus_program "$@"' _ {} <"$LOGS/corpus-programs.txt"
+correct=0; other=0
+while IFS= read -r rel; do
+    log="$LOGS/corpus-${rel//\//_}.log"
+    if grep -q "^correct on the GPU" "$log"; then
+        correct=$((correct + 1)); row "corpus $rel" "$(grep -m1 '^correct' "$log" | cut -c1-70)"
+    else
+        other=$((other + 1))
+        row "corpus $rel" "NOT CORRECT: $(grep -m1 -E 'error|WRONG|mismatch|not checked|rc=' "$log" | cut -c1-80)"
+    fi
+done <"$LOGS/corpus-programs.txt"
+row "corpus on the GPU" "$correct correct at their own shapes, $other not; $listed do not compile (listed)"
 fi
 
 if want hopper-samples; then

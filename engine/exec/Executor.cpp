@@ -786,7 +786,11 @@ private:
         std::vector<int64_t> outerBlock = m_blockIndex;
         m_inKernel = true;
         std::vector<int64_t> index(grid.size(), 0);
-        for (int64_t b = 0; b < blocks; ++b) {
+        const bool sampled = m_limits.blockSample > 0 && blocks > m_limits.blockSample;
+        const std::vector<int64_t> sample =
+            sampled ? sampledBlocks(blocks, m_limits.blockSample) : std::vector<int64_t>{};
+        for (int64_t i = 0; i < (sampled ? int64_t(sample.size()) : blocks); ++i) {
+            const int64_t b = sampled ? sample[size_t(i)] : i;
             addSteps(1, s.range);
             int64_t rest = b; // blockIdx.x varies fastest
             for (size_t d = 0; d < grid.size(); ++d) {
@@ -1345,6 +1349,18 @@ std::vector<HostTensor> allocateParams(const ir::PrimFunc& func,
         return {};
     }
     return tensors;
+}
+
+std::vector<int64_t> sampledBlocks(int64_t blocks, int64_t samples) {
+    std::vector<int64_t> out;
+    if (samples <= 0 || samples >= blocks) {
+        for (int64_t b = 0; b < blocks; ++b)
+            out.push_back(b);
+        return out;
+    }
+    for (int64_t i = 0; i < samples; ++i)
+        out.push_back(samples == 1 ? 0 : i * (blocks - 1) / (samples - 1));
+    return out;
 }
 
 } // namespace tb

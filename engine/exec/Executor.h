@@ -46,7 +46,14 @@ struct ExecutionLimits {
     int64_t maxBufferElements = int64_t(1) << 28;
     // Deepest nesting of statements plus expressions.
     int maxDepth = 2000;
+    // When a kernel has more blocks than this (and it is not 0), only this many run: a sampled check of a
+    // problem too large to execute whole. The blocks run are sampledBlocks(grid size, this).
+    int64_t blockSample = 0;
 };
+
+// `samples` block indices spread evenly over [0, blocks), the first and the last included, in order; all of
+// them when samples is 0 or not smaller than blocks.
+std::vector<int64_t> sampledBlocks(int64_t blocks, int64_t samples);
 
 struct ExecutionLog {
     std::vector<std::string> prints; // one entry per executed T.print, in execution order

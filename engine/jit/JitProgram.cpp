@@ -116,10 +116,19 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
                 first = error;
             failed = true;
         };
-        if (kernel.sequential)
+        const int64_t sampleSize = lowering.limits.blockSample;
+        if (kernel.sequential) {
             pool.parallelFor(1, 1, [&](int64_t, int64_t, int w) { runRange(0, kernel.blocks, w); });
-        else
+        } else if (sampleSize > 0 && kernel.blocks > sampleSize) {
+            // A sampled check: the chosen blocks only, the interpreter's choice (sampledBlocks).
+            const std::vector<int64_t> sample = sampledBlocks(kernel.blocks, sampleSize);
+            pool.parallelFor(int64_t(sample.size()), 0, [&](int64_t begin, int64_t end, int w) {
+                for (int64_t i = begin; i < end; ++i)
+                    runRange(sample[size_t(i)], sample[size_t(i)] + 1, w);
+            });
+        } else {
             pool.parallelFor(kernel.blocks, 0, runRange);
+        }
         if (first.code == 0)
             continue;
         const ErrorSite& site = lowering.sites.at(static_cast<size_t>(first.code - 1));

@@ -37,6 +37,9 @@ struct GpuRunOptions {
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim
     std::string cudaSourceOverride;        // see GpuLaunchOptions
     double atol = -1, rtol = -1;           // override the per-dtype tolerance when >= 0
+    // Blocks of a large grid the CPU oracle runs (engine/run/SampledCheck.h): -1 chooses (every block up to
+    // 1024, else 256 evenly spread), 0 checks every block, N samples N.
+    int64_t oracleBlockSample = -1;
 };
 
 struct GpuKernelReport {
@@ -53,7 +56,8 @@ struct GpuOutputCheck {
     int paramIndex = -1;
     ComparisonResult comparison;
     double atol = 0, rtol = 0;
-    std::string toleranceSetBy; // the buffer whose dtype set atol/rtol (engine/run/Tolerance.h)
+    std::string toleranceSetBy;  // the buffer whose dtype set atol/rtol (engine/run/Tolerance.h)
+    int64_t checkedElements = 0; // compared (all of them unless the oracle sampled blocks)
 };
 
 enum class GpuRunStage { Plan, Codegen, Compile, Runner, Upload, Launch, Download, Oracle, Compare, Done };
@@ -80,6 +84,8 @@ struct GpuRunResult {
     double oracleSeconds = 0;
     std::string oracleBackend; // "jit" or "interpreter" (engine/jit/ProgramExecution.h)
     std::string oracleNote;    // why the interpreter checked the result when the JIT could not
+    int64_t oracleBlocks = 0;  // blocks the oracle ran when it sampled (0: every block)
+    int64_t gridBlocks = 0;
     // Wall time of each step, in order ("inputs", "upload", "compile+load", "launch",
     // "download", "oracle"): where an edit-to-result run spends its time.
     std::vector<std::pair<std::string, double>> stepMilliseconds;

@@ -130,9 +130,21 @@ RunReport describeGpuRun(const GpuRunResult& result) {
         r.lines.push_back("note: " + result.oracleNote);
     r.checked = !result.outputs.empty();
     r.ok = result.matches;
+    std::string sampled;
+    if (result.oracleBlocks > 0) {
+        int64_t checked = 0, total = 0;
+        for (const GpuOutputCheck& o : result.outputs) {
+            checked += o.checkedElements;
+            total +=
+                o.comparison.shapeMismatch ? 0 : int64_t(result.gpuParams[size_t(o.paramIndex)].data.size());
+        }
+        sampled = "; sampled: " + std::to_string(result.oracleBlocks) + " of " +
+                  std::to_string(result.gridBlocks) + " blocks, " + std::to_string(checked) + " of " +
+                  std::to_string(total) + " output elements";
+    }
     r.headline = std::string(result.matches ? "correct" : "WRONG RESULTS") +
                  " on the GPU against the CPU executor (" + result.oracleBackend + ", " +
-                 formatNumber("%.3f s", result.oracleSeconds) + ")";
+                 formatNumber("%.3f s", result.oracleSeconds) + sampled + ")";
     return r;
 }
 

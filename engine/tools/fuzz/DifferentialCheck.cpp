@@ -214,6 +214,7 @@ Outcome checkOnGpu(const std::string& text, GpuBackend backend, uint64_t inputSe
     if (!result->ok())
         return {OutcomeKind::Rejected, result->formattedDiagnostics()};
     run::GpuRunOptions runOptions;
+    runOptions.oracleBlockSample = 0; // a fuzz program is small: every block is checked
     runOptions.seed = inputSeed;
     runOptions.client = &sharedRunner();
     run::GpuRunResult r = run::runOnGpu(*result, runOptions);

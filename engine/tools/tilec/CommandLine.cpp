@@ -39,7 +39,9 @@ commands:
                     (emit cuda --against NAME=VALUE: a unified diff of the CUDA against that setting)
   run FILE --gpu    compile with NVRTC, run in the isolated runner, check against the CPU executor
                     (--fast-compile[=mid|max]: NVRTC's fast-compile mode, a quicker compile of a slower kernel;
-                    --cuda FILE: run an edited copy of `emit cuda` instead, same launch, tensor maps and check)
+                    --cuda FILE: run an edited copy of `emit cuda` instead, same launch, tensor maps and check;
+                    --check-blocks N: above 1024 blocks the check runs 256 blocks spread over the grid and
+                    compares what they write; N of them instead, 0 for every block)
   bench FILE        time a kernel with CUPTI (--vs cublas|previous); see `tilec bench --help`
   profile FILE      CUPTI counters (Nsight Compute names) and per-line shared-memory wavefronts
   sweep FILE -p NAME=A..B   a table over parameter values
@@ -142,6 +144,16 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             cl.seed = std::strtoull(v->c_str(), &end, 0);
             if (!end || *end) {
                 error = "--seed needs a number, got '" + *v + "'";
+                return std::nullopt;
+            }
+        } else if (arg == "--check-blocks") {
+            auto v = needValue("a number of blocks");
+            if (!v)
+                return std::nullopt;
+            char* end = nullptr;
+            cl.checkBlocks = std::strtoll(v->c_str(), &end, 10);
+            if (!end || *end || cl.checkBlocks < 0) {
+                error = "--check-blocks needs a count of blocks (0: every block), got '" + *v + "'";
                 return std::nullopt;
             }
         } else if (arg == "--json") {

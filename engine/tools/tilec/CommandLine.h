@@ -40,6 +40,7 @@ struct CommandLine {
     std::string fastCompile; // run --gpu: NVRTC --Ofast-compile level (mid, max)
     std::string cudaFile;    // run --gpu --cuda FILE: an edited CUDA source run in place of the generated one
     uint64_t seed = 0x7113BE7C;
+    int64_t checkBlocks = -1; // run --gpu: blocks of a large grid the CPU check runs (-1: chosen, 0: all)
     int repeat = 1;
 };
 

@@ -16,6 +16,7 @@ int runOnGpu(const CommandLine& cl, const CompileResult& result) {
     run::GpuRunOptions options;
     options.seed = cl.seed;
     options.fastCompile = cl.fastCompile;
+    options.oracleBlockSample = cl.checkBlocks;
     if (!cl.cudaFile.empty()) {
         std::ifstream in(cl.cudaFile, std::ios::binary);
         std::stringstream text;

@@ -1,0 +1,95 @@
+// The sampled CPU check of large grids (engine/run/SampledCheck.h): which blocks run, that the interpreter
+// and the JIT run the same ones and write exactly their elements, and when a program must be checked whole.
+#include "engine/run/SampledCheck.h"
+
+#include "CodegenTestSupport.h"
+#include "engine/exec/Executor.h"
+#include "engine/jit/ProgramExecution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace tb;
+using namespace tb::codegen::test;
+
+namespace {
+
+// 2048 blocks of 128 elements each: block b writes C[b * 128 .. b * 128 + 127] = A + 1.
+std::string wideProgram(bool atomic) {
+    return std::string("import tilelang.language as T\n"
+                       "\n"
+                       "@T.prim_func\n"
+                       "def wide(A: T.Tensor((262144,), \"float32\"), C: T.Tensor((262144,), \"float32\")):\n"
+                       "    with T.Kernel(2048, threads=128) as bx:\n"
+                       "        for i in T.Parallel(128):\n") +
+           (atomic ? "            T.atomic_add(C[bx * 128 + i], A[bx * 128 + i])\n"
+                   : "            C[bx * 128 + i] = A[bx * 128 + i] + 1.0\n");
+}
+
+TEST(SampledCheck, BlocksAreSpreadEvenlyWithTheFirstAndTheLast) {
+    EXPECT_EQ(sampledBlocks(10, 4), (std::vector<int64_t>{0, 3, 6, 9}));
+    EXPECT_EQ(sampledBlocks(5, 0), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(sampledBlocks(3, 8), (std::vector<int64_t>{0, 1, 2}));
+    EXPECT_EQ(sampledBlocks(100, 1), (std::vector<int64_t>{0}));
+}
+
+TEST(SampledCheck, TheInterpreterAndTheJitRunTheSameBlocksAndWriteOnlyTheirElements) {
+    PlannedProgram p = planProgram("wide.py", wideProgram(false));
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    const ir::PrimFunc& f = p.result->module->funcs.at(0);
+    run::OracleSample sample = run::chooseOracleSample(*p.result->module, f, {}, -1);
+    EXPECT_EQ(sample.gridBlocks, 2048);
+    EXPECT_EQ(sample.blocks, run::kAutoSampledBlocks);
+    EXPECT_TRUE(sample.whyNot.empty());
+    std::vector<int64_t> blocks = sampledBlocks(2048, 16);
+    for (CpuBackend backend : {CpuBackend::Interpreter, CpuBackend::Jit}) {
+        if (backend == CpuBackend::Jit && !cpuJitAvailable())
+            continue;
+        SCOPED_TRACE(cpuBackendName(backend));
+        DiagnosticEngine diags;
+        std::vector<HostTensor> params = allocateParams(f, {}, 3, diags);
+        run::markOutputsUnwritten(params, {false, true});
+        ProgramExecutionOptions options;
+        options.backend = backend;
+        options.limits.blockSample = 16;
+        ASSERT_TRUE(executeProgram(*p.result->module, f, params, {}, diags, options));
+        int64_t written = 0;
+        for (int64_t e = 0; e < 262144; ++e) {
+            const bool sampled = std::find(blocks.begin(), blocks.end(), e / 128) != blocks.end();
+            const double c = params[1].data[size_t(e)];
+            if (!sampled) {
+                ASSERT_TRUE(std::isnan(c)) << "element " << e << " of an unsampled block";
+                continue;
+            }
+            ++written;
+            ASSERT_FLOAT_EQ(float(c), float(params[0].data[size_t(e)] + 1.0)) << "element " << e;
+        }
+        EXPECT_EQ(written, 16 * 128);
+        HostTensor gpu = params[1];
+        EXPECT_EQ(run::maskUnsampled(gpu, params[1]), 16 * 128);
+    }
+}
+
+TEST(SampledCheck, AtomicsAndSmallGridsAreCheckedWhole) {
+    PlannedProgram atomic = planProgram("wide_atomic.py", wideProgram(true));
+    ASSERT_TRUE(atomic.ok()) << atomic.planErrors;
+    run::OracleSample s =
+        run::chooseOracleSample(*atomic.result->module, atomic.result->module->funcs.at(0), {}, -1);
+    EXPECT_EQ(s.blocks, 0);
+    EXPECT_NE(s.whyNot.find("atomic"), std::string::npos) << s.whyNot;
+    PlannedProgram small = planSample("01_elementwise_add.py", {{"M", "64"}, {"N", "128"}});
+    ASSERT_TRUE(small.ok());
+    run::OracleSample t =
+        run::chooseOracleSample(*small.result->module, small.result->module->funcs.at(0), {}, -1);
+    EXPECT_EQ(t.blocks, 0);
+    EXPECT_TRUE(t.whyNot.empty());
+    // Asked for explicitly, a small grid is sampled too.
+    EXPECT_EQ(run::chooseOracleSample(*small.result->module, small.result->module->funcs.at(0), {}, 2).blocks,
+              t.gridBlocks > 2 ? 2 : 0);
+}
+
+} // namespace
