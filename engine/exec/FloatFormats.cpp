@@ -121,4 +121,36 @@ double largestBelowOne(ir::DType type) {
     return 0;
 }
 
+uint8_t float8Bits(double value, ir::DType type) {
+    const bool e4m3 = type == ir::DType::Float8E4M3;
+    const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, minExp = e4m3 ? -6 : -14;
+    const uint8_t sign = std::signbit(value) ? 0x80 : 0;
+    if (std::isnan(value))
+        return uint8_t(sign | (e4m3 ? 0x7F : 0x7E));
+    const double a = std::fabs(roundToFormat(value, e4m3 ? kFloat8E4M3 : kFloat8E5M2));
+    if (std::isinf(a))
+        return uint8_t(sign | 0x7C);
+    if (a == 0)
+        return sign;
+    const int e = std::ilogb(a);
+    if (e < minExp)
+        return uint8_t(sign | unsigned(std::ldexp(a, mbits - minExp)));
+    const unsigned mant = unsigned(std::ldexp(a, mbits - e)) - (1u << mbits);
+    return uint8_t(sign | (unsigned(e + bias) << mbits) | mant);
+}
+
+double float8Value(uint8_t bits, ir::DType type) {
+    const bool e4m3 = type == ir::DType::Float8E4M3;
+    const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+    const double sign = (bits & 0x80) ? -1.0 : 1.0;
+    const unsigned exp = unsigned(bits & 0x7F) >> mbits, mant = bits & ((1u << mbits) - 1);
+    if (e4m3 && (bits & 0x7F) == 0x7F)
+        return std::nan("");
+    if (!e4m3 && exp == 0x1F)
+        return mant ? std::nan("") : sign * std::numeric_limits<double>::infinity();
+    if (exp == 0)
+        return sign * std::ldexp(double(mant), 1 - bias - mbits);
+    return sign * std::ldexp(double(mant | (1u << mbits)), int(exp) - bias - mbits);
+}
+
 } // namespace tb

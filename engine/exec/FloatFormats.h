@@ -11,6 +11,7 @@
 
 #include "engine/ir/DType.h"
 
+#include <cstdint>
 #include <optional>
 
 namespace tb {
@@ -34,6 +35,11 @@ double roundToFloat16(double value);
 double roundToBFloat16(double value);
 double roundToFloat8E4M3(double value);
 double roundToFloat8E5M2(double value);
+
+// The byte of a float8 value (e4m3fn or e5m2; the value is rounded to the format first) and back: the
+// encodings the GPU stores (e4m3fn: bias 7, NaN 0x7F; e5m2: bias 15, inf 0x7C, NaN 0x7E).
+uint8_t float8Bits(double value, ir::DType type);
+double float8Value(uint8_t bits, ir::DType type);
 
 // The largest value below 1.0 that the dtype represents (1 - 2^-(mantissa+1)); 0 for integers and bool.
 double largestBelowOne(ir::DType type);

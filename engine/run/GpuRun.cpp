@@ -2,6 +2,7 @@
 #include "engine/run/GpuRun.h"
 
 #include "engine/exec/Executor.h"
+#include "engine/exec/FloatFormats.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/gpu/TensorMapSpec.h"
@@ -166,9 +167,11 @@ std::vector<char> tensorBytes(const HostTensor& t) {
             break;
         case ir::DType::Bool:
         case ir::DType::UInt8:
+            put<uint8_t>(out, i, uint8_t(storedToInteger(v)));
+            break;
         case ir::DType::Float8E4M3:
         case ir::DType::Float8E5M2:
-            put<uint8_t>(out, i, uint8_t(storedToInteger(v)));
+            put<uint8_t>(out, i, float8Bits(v, t.dtype));
             break;
         case ir::DType::Int8:
             put<int8_t>(out, i, int8_t(storedToInteger(v)));
@@ -226,7 +229,8 @@ bool tensorFromBytes(HostTensor& t, const std::vector<char>& bytes) {
             break;
         case ir::DType::Float8E4M3:
         case ir::DType::Float8E5M2:
-            return false;
+            v = float8Value(get<uint8_t>(bytes, i), t.dtype);
+            break;
         case ir::DType::Int8:
             v = get<int8_t>(bytes, i);
             break;

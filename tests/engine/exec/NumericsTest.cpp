@@ -286,3 +286,32 @@ TEST(Numerics, CompareTensors) {
 
 } // namespace
 } // namespace tb
+
+namespace tb {
+namespace {
+
+// The bytes the GPU stores: every one of the 256 codes decodes to a value that encodes back to it (NaNs to
+// the canonical NaN), and encoding rounds like roundToFormat (e4m3 saturates, e5m2 overflows to inf).
+TEST(Numerics, Float8BytesRoundTrip) {
+    for (ir::DType type : {ir::DType::Float8E4M3, ir::DType::Float8E5M2}) {
+        const bool e4m3 = type == ir::DType::Float8E4M3;
+        for (int code = 0; code < 256; ++code) {
+            const double v = float8Value(uint8_t(code), type);
+            if (std::isnan(v)) {
+                EXPECT_EQ(float8Bits(v, type) & 0x7F, e4m3 ? 0x7F : 0x7E) << code;
+                continue;
+            }
+            EXPECT_EQ(float8Bits(v, type), code) << "code " << code << " value " << v;
+            EXPECT_EQ(v, e4m3 ? roundToFloat8E4M3(v) : roundToFloat8E5M2(v)) << code;
+        }
+    }
+    EXPECT_EQ(float8Value(float8Bits(1e6, ir::DType::Float8E4M3), ir::DType::Float8E4M3), 448.0);
+    EXPECT_TRUE(std::isinf(float8Value(float8Bits(1e6, ir::DType::Float8E5M2), ir::DType::Float8E5M2)));
+    EXPECT_EQ(float8Value(float8Bits(std::ldexp(1.0, -9), ir::DType::Float8E4M3), ir::DType::Float8E4M3),
+              std::ldexp(1.0, -9)); // the smallest subnormal
+    EXPECT_EQ(float8Bits(0.3, ir::DType::Float8E4M3),
+              float8Bits(roundToFloat8E4M3(0.3), ir::DType::Float8E4M3));
+}
+
+} // namespace
+} // namespace tb
