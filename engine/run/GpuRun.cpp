@@ -653,6 +653,9 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     if (!sample.whyNot.empty())
         out.oracleNote = "every block checked although the grid is large: " + sample.whyNot;
     ProgramExecutionOptions oracleOptions;
+    // The kernels ran to completion on the GPU, so the oracle's loops end: its step limit only bounds the
+    // time, and a program at its own size takes far more than the default's 2^32 steps.
+    oracleOptions.limits.maxSteps = int64_t(1) << 40;
     if (sample.blocks > 0) {
         oracleOptions.limits.blockSample = sample.blocks;
         markOutputsUnwritten(expected, compared);
