@@ -54,16 +54,17 @@ void KernelEmitter::declareBarriers() {
 }
 
 void KernelEmitter::emitWarpGroups(const Stmt& s, int depth) {
-    // What the block did before is ordered here, where every thread passes, not inside the branch.
+    if (m_scope) {
+        error("codegen-nested-warp-groups", s.range, "T.ws scopes cannot be nested");
+        return;
+    }
+    // What the block did before is ordered here, where every thread passes, not inside the branch; the
+    // scope's accesses then stay pending for what follows it (syncFor records them).
     BufferSet reads, writes;
     if (s.body)
         ir::sharedEffects(*s.body, reads, writes);
     syncFor(reads, writes);
     waitForAsyncCopies();
-    if (m_scope) {
-        error("codegen-nested-warp-groups", s.range, "T.ws scopes cannot be nested");
-        return;
-    }
     const std::string first = std::to_string(s.firstThread);
     const std::string last = std::to_string(s.firstThread + s.threadCount);
     open("if (" + m_tx + " >= " + first + " && " + m_tx + " < " + last + ")", s.range);
@@ -72,6 +73,7 @@ void KernelEmitter::emitWarpGroups(const Stmt& s, int depth) {
                 "; thread ids below count from 0 in the scope",
             s.range);
     const std::string localTx = unique("tx_ws");
+    const size_t localTxLine = m_out->size();
     line("const int " + localTx + " = " + m_tx + " - " + first + ";");
     auto key = std::make_pair(s.firstThread, s.threadCount);
     auto [idIt, fresh] = m_scopeBarrierIds.emplace(key, int(m_scopeBarrierIds.size()) + kFirstScopeBarrierId);
@@ -93,10 +95,8 @@ void KernelEmitter::emitWarpGroups(const Stmt& s, int depth) {
     m_pendingRead = std::move(outer.pendingRead);
     m_pendingWrite = std::move(outer.pendingWrite);
     m_scope = nullptr;
+    dropUnusedIndexLines(localTxLine, 1); // a scope whose ops need no thread id
     close();
-    // The scope's accesses are unordered with what follows until the block synchronizes.
-    m_pendingRead.insert(reads.begin(), reads.end());
-    m_pendingWrite.insert(writes.begin(), writes.end());
     m_pendingRead.insert(bodyReads.begin(), bodyReads.end());
     m_pendingWrite.insert(bodyWrites.begin(), bodyWrites.end());
 }
