@@ -78,3 +78,29 @@ TEST(WarpPartitionViewModel, MlaDecodeShowsFullColHalvesAndTheExchange) {
 }
 
 } // namespace tb::views
+
+namespace tb::views {
+
+// A gemm in T.ws(1) of a 256-thread kernel runs on the block's warps 4..7, and the view numbers them so.
+TEST(WarpPartitionViewModel, AGemmInAWarpGroupScopeIsDrawnOnThatScopesWarps) {
+    std::string text;
+    ASSERT_TRUE(readTextFile(
+        std::string(TILEBENCH_TESTS_DIR) +
+            "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
+        text));
+    CompileOptions options;
+    options.elaborate.overrides = {{"M", "256"}, {"N", "256"}, {"K", "256"}};
+    auto a = analyzeProgram("copy_0_gemm_1.py", text, options);
+    ASSERT_TRUE(a && a->ok());
+    WarpPartitionViewModel m = buildWarpPartitionView(*a->kernel(0), a->sources());
+    ASSERT_EQ(m.gemms.size(), 1u);
+    const GemmPartition& p = m.gemms[0];
+    EXPECT_EQ(p.warps, 4);
+    EXPECT_NE(p.title.find("T.ws: threads 128..255"), std::string::npos) << p.title;
+    std::set<int64_t> warps;
+    for (const WarpRect& r : p.warpRects)
+        warps.insert(r.warp);
+    EXPECT_EQ(warps, (std::set<int64_t>{4, 5, 6, 7}));
+}
+
+} // namespace tb::views

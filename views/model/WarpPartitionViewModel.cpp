@@ -60,6 +60,13 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
                       std::to_string(g.M) + ", " + std::to_string(g.N) + "] += " + regionName(gemm->a) +
                       " @ " + regionName(gemm->b);
         bool wgmma = g.instruction == layout::GemmInstructionKind::Wgmma;
+        // Inside a T.ws scope the gemm runs on that scope's warps: label them as the block numbers them.
+        int64_t firstWarp = 0;
+        if (auto scope = kernel.warpGroupOf.find(gemm); gemm && scope != kernel.warpGroupOf.end()) {
+            firstWarp = scope->second->firstThread / 32;
+            p.title += "  (T.ws: threads " + std::to_string(scope->second->firstThread) + ".." +
+                       std::to_string(scope->second->firstThread + scope->second->threadCount - 1) + ")";
+        }
         if (g.warpTileM <= 0 || g.warpTileN <= 0 || g.mWarp <= 0 || g.nWarp <= 0) {
             model.gemms.push_back(std::move(p));
             continue;
@@ -68,8 +75,8 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
             for (int64_t n = 0; n < g.nWarp; ++n)
                 for (int64_t m = 0; m < g.mWarp; ++m) {
                     int64_t warp = m + g.mWarp * n;
-                    p.warpRects.push_back({m * g.warpTileM, n * g.warpTileN, g.warpTileM, g.warpTileN, warp,
-                                           -1, categoricalColor(warp, p.warps)});
+                    p.warpRects.push_back({m * g.warpTileM, n * g.warpTileN, g.warpTileM, g.warpTileN,
+                                           firstWarp + warp, -1, categoricalColor(warp, p.warps)});
                 }
         } else {
             p.warpgroups = g.warpgroupsM * g.warpgroupsN;
@@ -79,13 +86,14 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
                 for (int64_t gm = 0; gm < g.warpgroupsM; ++gm) {
                     int64_t group = gm + g.warpgroupsM * gn;
                     int64_t m0 = gm * g.warpTileM, n0 = gn * g.warpTileN;
-                    p.warpgroupRects.push_back({m0, n0, g.warpTileM, g.warpTileN, group * 4, group,
+                    p.warpgroupRects.push_back({m0, n0, g.warpTileM, g.warpTileN, firstWarp + group * 4,
+                                                firstWarp / 4 + group,
                                                 categoricalColor(group, p.warpgroups)});
                     for (int64_t row = 0; row < g.warpTileM; row += 16) {
                         int64_t w = (row % 64) / 16;
                         int64_t warp = w + 4 * gm + g.mWarp * gn;
-                        p.warpRects.push_back(
-                            {m0 + row, n0, 16, g.warpTileN, warp, group, categoricalColor(warp, p.warps)});
+                        p.warpRects.push_back({m0 + row, n0, 16, g.warpTileN, firstWarp + warp,
+                                               firstWarp / 4 + group, categoricalColor(warp, p.warps)});
                     }
                 }
         }
