@@ -89,3 +89,35 @@ TEST(CpuRun, WarpSpecializedCorpusGemmsComputeTheProduct) {
         EXPECT_TRUE(r.ok) << run::describeCpuRun(r).text();
     }
 }
+
+// A GPU run whose CPU check could not finish is reported as not checked, not as wrong; a sampled check says
+// how much it compared.
+TEST(RunReport, AFailedOracleIsNotCheckedAndASampledCheckSaysWhatItCompared) {
+    run::GpuRunResult failed;
+    failed.ran = true;
+    failed.stage = run::GpuRunStage::Oracle;
+    failed.message = "the CPU executor failed";
+    run::RunReport r = run::describeGpuRun(failed);
+    EXPECT_EQ(r.headline.rfind("ran on the GPU; not checked: the CPU executor failed", 0), 0u) << r.headline;
+    EXPECT_FALSE(r.ok);
+
+    run::GpuRunResult sampled;
+    sampled.ran = true;
+    sampled.matches = true;
+    sampled.stage = run::GpuRunStage::Done;
+    sampled.oracleBackend = "jit";
+    sampled.oracleBlocks = 256;
+    sampled.gridBlocks = 8192;
+    HostTensor out;
+    out.data.assign(1000, 0.0);
+    sampled.gpuParams.push_back(out);
+    run::GpuOutputCheck check;
+    check.name = "O";
+    check.paramIndex = 0;
+    check.checkedElements = 40;
+    sampled.outputs.push_back(check);
+    EXPECT_NE(
+        run::describeGpuRun(sampled).headline.find("sampled: 256 of 8192 blocks, 40 of 1000 output elements"),
+        std::string::npos)
+        << run::describeGpuRun(sampled).headline;
+}
