@@ -359,9 +359,15 @@ void CanvasPanels::rebuildLayout() {
     const layout::KernelPlan& kernel = m_analysis->plan->kernels[e.kernel];
     if (e.fragment) {
         const layout::FragmentPlan& f = kernel.fragments[e.index];
+        auto scope = kernel.registerScopeOf.find(f.buffer);
+        const ir::Stmt* ws = scope == kernel.registerScopeOf.end() ? nullptr : scope->second;
         m_layout = views::buildFragmentView(f.buffer->name, f.fragment,
                                             m_layoutState.byWarp ? views::LayoutColoring::Warp
-                                                                 : views::LayoutColoring::Thread);
+                                                                 : views::LayoutColoring::Thread,
+                                            ws ? ws->firstThread : 0);
+        if (ws)
+            m_layout.title += "  (T.ws: threads " + std::to_string(ws->firstThread) + ".." +
+                              std::to_string(ws->firstThread + ws->threadCount - 1) + ")";
         if (!f.origin.description.empty())
             m_layout.subtitle = f.origin.description + "  |  " + m_layout.subtitle;
     } else {

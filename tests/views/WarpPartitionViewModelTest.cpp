@@ -3,6 +3,7 @@
 #include "views/model/WarpPartitionViewModel.h"
 
 #include "ViewTestSupport.h"
+#include "views/model/LayoutViewModel.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
@@ -101,6 +102,36 @@ TEST(WarpPartitionViewModel, AGemmInAWarpGroupScopeIsDrawnOnThatScopesWarps) {
     for (const WarpRect& r : p.warpRects)
         warps.insert(r.warp);
     EXPECT_EQ(warps, (std::set<int64_t>{4, 5, 6, 7}));
+}
+
+} // namespace tb::views
+
+namespace tb::views {
+
+// The same program's accumulator, drawn as the layout view does with its scope's first thread: every cell
+// names a thread of warpgroup 1 (128..255), as the kernel's registers are.
+TEST(WarpPartitionViewModel, AWarpGroupScopesFragmentNamesTheBlocksThreads) {
+    std::string text;
+    ASSERT_TRUE(readTextFile(
+        std::string(TILEBENCH_TESTS_DIR) +
+            "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
+        text));
+    CompileOptions options;
+    options.elaborate.overrides = {{"M", "256"}, {"N", "256"}, {"K", "256"}};
+    auto a = analyzeProgram("copy_0_gemm_1.py", text, options);
+    ASSERT_TRUE(a && a->ok());
+    const layout::KernelPlan& k = *a->kernel(0);
+    const layout::FragmentPlan* acc = k.fragmentOf(k.gemms.at(0).gemm->c.buffer);
+    ASSERT_NE(acc, nullptr);
+    const ir::Stmt* scope = k.registerScopeOf.at(acc->buffer);
+    ASSERT_NE(scope, nullptr);
+    LayoutViewModel m = buildFragmentView("C_local", acc->fragment, LayoutColoring::Warp, scope->firstThread);
+    ASSERT_FALSE(m.cells.empty());
+    for (const LayoutCell& c : m.cells) {
+        ASSERT_GE(c.thread, 128);
+        ASSERT_LT(c.thread, 256);
+        ASSERT_EQ(c.warp, c.thread / 32);
+    }
 }
 
 } // namespace tb::views

@@ -80,7 +80,7 @@ std::string LayoutViewModel::describe(int64_t row, int64_t col) const {
 }
 
 LayoutViewModel buildFragmentView(const std::string& name, const layout::Fragment& fragment,
-                                  LayoutColoring coloring) {
+                                  LayoutColoring coloring, int64_t firstThread) {
     LayoutViewModel model;
     model.isFragment = true;
     model.coloring = coloring == LayoutColoring::Warp ? LayoutColoring::Warp : LayoutColoring::Thread;
@@ -104,14 +104,14 @@ LayoutViewModel buildFragmentView(const std::string& name, const layout::Fragmen
     for (int64_t e = 0; e < elements; ++e) {
         LayoutCell& cell = model.cells[size_t(e)];
         const layout::FragmentCell& owner = table->at(e, 0);
-        cell.thread = owner.thread;
+        cell.thread = firstThread + owner.thread;
         cell.reg = owner.reg;
-        cell.warp = owner.thread / 32;
+        cell.warp = cell.thread / 32;
         for (int64_t rep = 0; rep < table->replicate; ++rep)
-            cell.replicaThreads.push_back(table->at(e, rep).thread);
+            cell.replicaThreads.push_back(firstThread + table->at(e, rep).thread);
         cell.color = model.coloring == LayoutColoring::Warp
-                         ? categoricalColor(cell.warp, std::max<int64_t>(warps, 1))
-                         : categoricalColor(cell.thread, std::max<int64_t>(model.threads, 1));
+                         ? categoricalColor(owner.thread / 32, std::max<int64_t>(warps, 1))
+                         : categoricalColor(owner.thread, std::max<int64_t>(model.threads, 1));
         cell.label = "T" + std::to_string(cell.thread) + ":" + std::to_string(cell.reg);
     }
     return model;

@@ -61,9 +61,11 @@ struct LayoutViewModel {
 // The largest grid a view model builds (cells beyond it would not be legible anyway).
 inline constexpr int64_t kMaxLayoutCells = 1 << 16;
 
-// A fragment over `threads` threads; coloring Thread or Warp (Bank is treated as Thread).
+// A fragment over `threads` threads; coloring Thread or Warp (Bank is treated as Thread). `firstThread` is
+// the block thread of the fragment's thread 0: a T.ws scope's first thread, so that cells name the threads
+// and warps of the block that hold them.
 LayoutViewModel buildFragmentView(const std::string& name, const layout::Fragment& fragment,
-                                  LayoutColoring coloring = LayoutColoring::Thread);
+                                  LayoutColoring coloring = LayoutColoring::Thread, int64_t firstThread = 0);
 // A shared buffer: `layout` maps the logical index to element offsets; elementBits sizes the bank words.
 // `swizzled` only records which of the two layouts the caller passed.
 LayoutViewModel buildSharedView(const std::string& name, const layout::Layout& layout, int elementBits,
