@@ -74,30 +74,29 @@ bool computeGemm(const ReferenceInvocation& in, bool transA, bool transB, bool r
 constexpr double kGemmAtol = 1e-2;
 constexpr double kGemmRtol = 1e-2;
 
-} // namespace
-
-Reference makeGemmReluReference() {
+// A reference over computeGemm with fixed transposes (the plain product and the ReLU sample).
+Reference fixedGemmReference(const char* name, const char* summary, bool relu) {
     Reference r;
-    r.name = "gemm_relu";
-    r.summary = "C = relu(A @ B), A[M,K], B[K,N]; params A, B, C (output 2)";
-    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
-        return computeGemm(in, /*transA=*/false, /*transB=*/false, /*relu=*/true, expected, error);
+    r.name = name;
+    r.summary = summary;
+    r.compute = [relu](const ReferenceInvocation& in, std::map<int, HostTensor>& expected,
+                       std::string& error) {
+        return computeGemm(in, /*transA=*/false, /*transB=*/false, relu, expected, error);
     };
     r.atol = kGemmAtol;
     r.rtol = kGemmRtol;
     return r;
 }
 
+} // namespace
+
 Reference makeGemmReference() {
-    Reference r;
-    r.name = "gemm";
-    r.summary = "C = A @ B, A[M,K], B[K,N]; params A, B, C (output 2)";
-    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
-        return computeGemm(in, /*transA=*/false, /*transB=*/false, /*relu=*/false, expected, error);
-    };
-    r.atol = kGemmAtol;
-    r.rtol = kGemmRtol;
-    return r;
+    return fixedGemmReference("gemm", "C = A @ B, A[M,K], B[K,N]; params A, B, C (output 2)", /*relu=*/false);
+}
+
+Reference makeGemmReluReference() {
+    return fixedGemmReference("gemm_relu", "C = relu(A @ B), A[M,K], B[K,N]; params A, B, C (output 2)",
+                              /*relu=*/true);
 }
 
 Reference makeGemmTransposeReference() {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -82,16 +83,22 @@ TEST(WarpPartitionViewModel, MlaDecodeShowsFullColHalvesAndTheExchange) {
 
 namespace tb::views {
 
-// A gemm in T.ws(1) of a 256-thread kernel runs on the block's warps 4..7, and the view numbers them so.
-TEST(WarpPartitionViewModel, AGemmInAWarpGroupScopeIsDrawnOnThatScopesWarps) {
+// TileLang's copy_0_gemm_1 example at 256^3: its gemm and accumulator live in T.ws(1) (threads 128..255).
+static std::shared_ptr<ProgramAnalysis> analyzeWarpSpecializedGemm() {
     std::string text;
-    ASSERT_TRUE(readTextFile(
-        std::string(TILEBENCH_TESTS_DIR) +
-            "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
-        text));
+    if (!readTextFile(
+            std::string(TILEBENCH_TESTS_DIR) +
+                "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
+            text))
+        return nullptr;
     CompileOptions options;
     options.elaborate.overrides = {{"M", "256"}, {"N", "256"}, {"K", "256"}};
-    auto a = analyzeProgram("copy_0_gemm_1.py", text, options);
+    return analyzeProgram("copy_0_gemm_1.py", text, options);
+}
+
+// A gemm in T.ws(1) of a 256-thread kernel runs on the block's warps 4..7, and the view numbers them so.
+TEST(WarpPartitionViewModel, AGemmInAWarpGroupScopeIsDrawnOnThatScopesWarps) {
+    auto a = analyzeWarpSpecializedGemm();
     ASSERT_TRUE(a && a->ok());
     WarpPartitionViewModel m = buildWarpPartitionView(*a->kernel(0), a->sources());
     ASSERT_EQ(m.gemms.size(), 1u);
@@ -111,14 +118,7 @@ namespace tb::views {
 // The same program's accumulator, drawn as the layout view does with its scope's first thread: every cell
 // names a thread of warpgroup 1 (128..255), as the kernel's registers are.
 TEST(WarpPartitionViewModel, AWarpGroupScopesFragmentNamesTheBlocksThreads) {
-    std::string text;
-    ASSERT_TRUE(readTextFile(
-        std::string(TILEBENCH_TESTS_DIR) +
-            "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
-        text));
-    CompileOptions options;
-    options.elaborate.overrides = {{"M", "256"}, {"N", "256"}, {"K", "256"}};
-    auto a = analyzeProgram("copy_0_gemm_1.py", text, options);
+    auto a = analyzeWarpSpecializedGemm();
     ASSERT_TRUE(a && a->ok());
     const layout::KernelPlan& k = *a->kernel(0);
     const layout::FragmentPlan* acc = k.fragmentOf(k.gemms.at(0).gemm->c.buffer);

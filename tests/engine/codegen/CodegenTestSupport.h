@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/codegen/CudaCodegen.h"
+#include "engine/gpu/Nvrtc.h"
 #include "engine/pipeline/Pipeline.h"
 
 #include <fstream>
@@ -66,6 +67,22 @@ inline PlannedProgram planCorpusProgram(const std::string& file,
                                         Backend backend = Backend::Portable) {
     return planProgram(file, readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file),
                        std::move(overrides), backend);
+}
+
+// NVRTC's logs of the kernels of `code` that do not compile for `arch` (no compile cache); empty when every
+// kernel compiles.
+inline std::string nvrtcFailures(const CudaKernelSource& code, const std::string& arch) {
+    std::string failures;
+    for (const GeneratedUnit& unit : code.units)
+        for (const GeneratedKernel& k : unit.kernels) {
+            gpu::CudaCompileOptions o;
+            o.arch = arch;
+            o.useCache = false;
+            gpu::CudaCompileResult r = gpu::compileCuda(unit.source, k.name, o);
+            if (!r.ok)
+                failures += k.name + " for " + arch + ":\n" + r.log + "\n";
+        }
+    return failures;
 }
 
 // The generated CUDA of a planned program (the codegen pass's); `errors` gets the diagnostics, formatted.

@@ -14,8 +14,8 @@ namespace tb::elab {
 namespace {
 
 std::vector<std::span<const PrimitiveRow>> tileFamilies() {
-    return {loopAndKernelPrimitives(),  memoryPrimitives(), computePrimitives(),
-            elementMathPrimitives(),    layoutPrimitives(), typePrimitives(),
+    return {loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
+            elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
             synchronizationPrimitives(), scanPrimitives()};
 }
 
