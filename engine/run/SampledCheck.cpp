@@ -69,10 +69,12 @@ OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& fu
                      " kernels (a later one reads what an earlier one wrote)";
     else if (hasAtomics(*kernels[0].kernel))
         out.whyNot = "its blocks combine results through atomic adds";
-    else
+    else {
+        const std::vector<bool> produced = ir::producedParams(func);
         for (size_t i = 0; i < func.params.size() && out.whyNot.empty(); ++i)
-            if (ir::producedParams(func)[i] && reads(*kernels[0].kernel, func.params[i]))
+            if (produced[i] && reads(*kernels[0].kernel, func.params[i]))
                 out.whyNot = "it reads its output '" + func.params[i]->name + "'";
+    }
     if (out.whyNot.empty())
         out.blocks = want;
     return out;
