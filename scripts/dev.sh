@@ -14,7 +14,10 @@ JOBS="${TILEBENCH_JOBS:-$(nproc)}"
 "$ROOT/scripts/install-deps.sh"
 
 configure_and_build() {
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    # Optimized, with line tables (-g1) rather than full debug info: backtraces, perf and the sanitizers keep
+    # file:line, and the build takes a third less time (configure your own Debug build to step through).
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
     cmake --build "$BUILD" -j "$JOBS"
 }
 

@@ -5,40 +5,42 @@ namespace tb::codegen {
 
 const char* cudaFloat8Header() {
     return R"CUDA(// ---- float8 (e4m3fn, e5m2) <-> fp32: round to nearest even, subnormals; e4m3 saturates, e5m2 -> inf ----
-static __device__ __forceinline__ unsigned char tb_f2fp8(float x, int mbits, int bias, int minExp, float maxFinite,
-                                                         bool saturate) {
-    const unsigned sign = (__float_as_uint(x) >> 31) << 7;
-    if (x != x)
-        return (unsigned char)(sign | (mbits == 3 ? 0x7F : 0x7E));
-    float a = fabsf(x);
-    if (a != 0.0f) {
-        const int e = a >= 1.17549435e-38f ? ilogbf(a) : -127;
-        const float quantum = ldexpf(1.0f, (e > minExp ? e : minExp) - mbits);
-        a = rintf(a / quantum) * quantum; // exact: the quotient is scaled by a power of two
-    }
-    if (a > maxFinite)
-        return (unsigned char)(sign | (saturate ? (mbits == 3 ? 0x7E : 0x7B) : 0x7C));
-    if (a == 0.0f)
+// Ties to even with integer operations only (libdevice's ilogbf/ldexpf made each conversion ~180 PTX
+// instructions): keep the mantissa bits down to the format's quantum and round the rest. A subnormal's code
+// is its count of quanta, and a carry out of the mantissa is the next binade, so one addition encodes
+// both. Equal to the CPU rounding (engine/exec/FloatFormats) for every one of the 2^32 floats.
+static __device__ __forceinline__ unsigned char tb_f2fp8(float x, int mbits, int bias, unsigned maxCode,
+                                                         unsigned overflowCode) {
+    const unsigned u = __float_as_uint(x);
+    const unsigned sign = (u >> 24) & 0x80u, magnitude = u & 0x7fffffffu;
+    if (magnitude > 0x7f800000u)
+        return (unsigned char)(sign | (mbits == 3 ? 0x7Fu : 0x7Eu));
+    const int e = (int)(magnitude >> 23) - 127, minExp = 1 - bias;
+    const int shift = 23 - mbits + (e < minExp ? minExp - e : 0);
+    if (shift > 24) // below half the smallest subnormal: zero (and float zeros and subnormals)
         return (unsigned char)sign;
-    const int e = ilogbf(a);
-    if (e < minExp) // subnormal: the mantissa counts quanta of 2^(minExp - mbits)
-        return (unsigned char)(sign | (unsigned)rintf(ldexpf(a, mbits - minExp)));
-    const unsigned mant = (unsigned)rintf(ldexpf(a, mbits - e)) - (1u << mbits);
-    return (unsigned char)(sign | ((unsigned)(e + bias) << mbits) | mant);
+    const unsigned mant = (magnitude & 0x7fffffu) | 0x800000u, half = 1u << (shift - 1);
+    const unsigned rest = mant & ((half << 1) - 1u);
+    unsigned quanta = mant >> shift;
+    quanta += (rest > half || (rest == half && (quanta & 1u))) ? 1u : 0u;
+    const unsigned code = (e >= minExp ? (unsigned)(e + bias - 1) << mbits : 0u) + quanta;
+    return (unsigned char)(sign | (code > maxCode ? overflowCode : code));
 }
 static __device__ __forceinline__ float tb_fp82f(unsigned char v, int mbits, int bias) {
-    const float sign = (v & 0x80) ? -1.0f : 1.0f;
-    const unsigned exp = (v & 0x7F) >> mbits, mant = v & ((1u << mbits) - 1);
-    if (mbits == 3 && (v & 0x7F) == 0x7F)
-        return __int_as_float(0x7fc00000);
-    if (mbits == 2 && exp == 0x1F)
-        return mant ? __int_as_float(0x7fc00000) : sign * __int_as_float(0x7f800000);
-    if (exp == 0)
-        return sign * ldexpf((float)mant, 1 - bias - mbits);
-    return sign * ldexpf((float)(mant | (1u << mbits)), (int)exp - bias - mbits);
+    const unsigned sign = (v & 0x80u) << 24, exp = (v & 0x7Fu) >> mbits, mant = v & ((1u << mbits) - 1u);
+    if (mbits == 3 && (v & 0x7Fu) == 0x7Fu)
+        return __uint_as_float(0x7fc00000u);
+    if (mbits == 2 && exp == 0x1Fu)
+        return __uint_as_float(mant ? 0x7fc00000u : sign | 0x7f800000u);
+    if (exp == 0) { // subnormal: mant quanta of 2^(1 - bias - mbits)
+        const float m = (float)mant * __uint_as_float((unsigned)(128 - bias - mbits) << 23);
+        return sign ? -m : m;
+    }
+    return __uint_as_float(sign | ((exp + 127 - bias) << 23) | (mant << (23 - mbits)));
 }
-static __device__ __forceinline__ unsigned char tb_f2e4m3(float x) { return tb_f2fp8(x, 3, 7, -6, 448.0f, true); }
-static __device__ __forceinline__ unsigned char tb_f2e5m2(float x) { return tb_f2fp8(x, 2, 15, -14, 57344.0f, false); }
+// e4m3fn saturates at 448 (it has no infinity); e5m2 overflows to infinity.
+static __device__ __forceinline__ unsigned char tb_f2e4m3(float x) { return tb_f2fp8(x, 3, 7, 0x7Eu, 0x7Eu); }
+static __device__ __forceinline__ unsigned char tb_f2e5m2(float x) { return tb_f2fp8(x, 2, 15, 0x7Bu, 0x7Cu); }
 static __device__ __forceinline__ float tb_e4m32f(unsigned char v) { return tb_fp82f(v, 3, 7); }
 static __device__ __forceinline__ float tb_e5m22f(unsigned char v) { return tb_fp82f(v, 2, 15); }
 static __device__ __forceinline__ float tb_round_e4m3(float x) { return tb_e4m32f(tb_f2e4m3(x)); }
