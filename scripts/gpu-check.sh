@@ -18,7 +18,8 @@
 # manager: run scripts/carry-googletest.sh here first, and name .gpucarry in the device run's carry, so that
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
-# Sections: build tests hopper-tests samples hopper-samples warp-groups corpus hopper-perf tilelang sanitize
+# Sections: build tests hopper-tests samples hopper-samples warp-groups corpus hopper-perf tilelang
+# tilelang-layouts sanitize
 # wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
@@ -290,6 +291,20 @@ if [[ -f "$ROOT/.peers/tilelang-0.1.15-site.tar.xz" ]]; then
         < <(grep -E 'speedup' "$LOGS/bench-vs-tilelang.txt")
 else
     row "vs TileLang" "skipped: .peers/tilelang-0.1.15-site.tar.xz not carried (docs/benchmarks.md)"
+fi
+fi
+
+if want tilelang-layouts; then
+step "TileLang 0.1.15's inferred layouts of the corpus programs (scripts/layouts-vs-tilelang.py capture)"
+if [[ -f "$ROOT/.peers/tilelang-0.1.15-site.tar.xz" ]]; then
+    [[ -d /tmp/tl/site ]] || { mkdir -p /tmp/tl && tar -C /tmp/tl -xJf "$ROOT/.peers/tilelang-0.1.15-site.tar.xz"; }
+    PYTHONPATH=/tmp/tl/site CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 \
+        python3 "$ROOT/scripts/layouts-vs-tilelang.py" capture "$TILEC" --out "$LOGS/tilelang-layouts.json" \
+        --only "${TL_ONLY:-.}" >"$LOGS/tilelang-layouts.txt" 2>&1
+    row "TileLang layouts" "$(grep -c ': captured' "$LOGS/tilelang-layouts.txt") programs captured of $(wc -l <"$LOGS/tilelang-layouts.txt")"
+    [[ -n "${OUT:-}" ]] && cp "$LOGS/tilelang-layouts.json" "$OUT/"
+else
+    row "TileLang layouts" "skipped: .peers/tilelang-0.1.15-site.tar.xz not carried (docs/benchmarks.md)"
 fi
 fi
 

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""TileBench's inferred layouts against TileLang 0.1.15's, program by program over the open corpus.
+
+Two steps, because TileLang runs only on the GPU machine (docs/layout-agreement.md has the result):
+
+  capture (GPU machine, TileLang importable):
+      python3 scripts/layouts-vs-tilelang.py capture TILEC --out tilelang-layouts.json [--only REGEX]
+    For every corpus program that `tilec check` accepts, TileLang compiles the program's jit function with
+    the arguments TileBench determined for its first call (`tilec ir --json`: jitFunction, specialization).
+    The compile stops right after TileLang's layout inference (where its layout-visualization pass runs), and
+    every entry of every block's layout map is written as TileLang prints it: fragments (shape, thread and
+    index expressions, replication) and shared layouts (index expressions). No kernel is built or run.
+
+  compare (anywhere):
+      python3 scripts/layouts-vs-tilelang.py compare TILEC tilelang-layouts.json [--markdown OUT.md]
+    Runs `tilec layouts --json --tables` on the same programs and evaluates both sides element by element:
+    a fragment agrees when every element is held by the same threads at the same register, a shared buffer
+    when every element sits at the same offset (a buffer absent from TileLang's layout map is row-major).
+    Prints one row per buffer and a summary; exits 1 when the two disagree anywhere.
+
+`compare --backend` picks TileBench's backend (default hopper: TileLang on the H200 targets sm_90a).
+"""
+import argparse
+import concurrent.futures
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import traceback
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+CORPUS = os.path.join(ROOT, "tests", "corpus", "tilelang-examples")
+EXPECTED_FAILURES = os.path.join(ROOT, "tests", "engine", "corpus", "expected-failures.txt")
+
+
+def corpus_programs(only):
+    listed = set()
+    with open(EXPECTED_FAILURES) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                listed.add(line.split(":", 1)[0])
+    for dirpath, _, files in sorted(os.walk(CORPUS)):
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(dirpath, name), CORPUS)
+            if name.endswith(".py") and rel not in listed and re.search(only, rel):
+                yield rel
+
+
+def tilec_json(tilec, *args):
+    done = subprocess.run([tilec, *args], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"rc={done.returncode}")
+    return json.loads(done.stdout)
+
+
+# ---------------------------------------------------------------------------------------------- capture
+
+
+def capture_one(path, function, arguments):
+    """In a child process: TileLang's layout maps for one program, as JSON on stdout."""
+    sys.path.insert(0, os.path.dirname(path))
+    import tilelang
+    import tilelang.cuda.pipeline as cuda_pipeline
+    import tilelang.language as T
+    from tvm import tirx
+    from tvm.tirx.stmt_functor import post_order_visit
+
+    captured = []
+
+    class LayoutsCaptured(Exception):
+        pass
+
+    def text_of(expressions):
+        return [str(e) for e in (expressions if isinstance(expressions, (list, tuple)) else list(expressions))]
+
+    def describe(key, layout):
+        entry = {
+            "name": key.name if hasattr(key, "name") else str(key),
+            "scope": key.scope() if hasattr(key, "scope") else "",
+            "inputShape": [int(x) for x in layout.get_input_shape()],
+            "outputShape": [int(x) for x in layout.get_output_shape()],
+            "vars": [str(v.var) if hasattr(v, "var") else str(v) for v in layout.get_forward_vars()],
+            "index": text_of(layout.index),
+        }
+        if isinstance(layout, T.Fragment):
+            entry.update(kind="fragment", thread=str(layout.thread), replicate=int(layout.replicate_size),
+                         threadSize=int(layout.get_thread_size()))
+        else:
+            entry["kind"] = "layout"
+        return entry
+
+    def layout_visual(mod):
+        for global_var, func in mod.functions.items():
+            if not isinstance(func, tirx.PrimFunc):
+                continue
+            blocks = []
+
+            def visit(node):
+                if isinstance(node, tirx.SBlock) and "layout_map" in node.annotations:
+                    blocks.append([describe(k, v) for k, v in node.annotations["layout_map"].items()])
+
+            post_order_visit(func.body, visit)
+            captured.append({"func": global_var.name_hint, "blocks": blocks})
+        raise LayoutsCaptured()
+
+    cuda_pipeline.LayoutVisual = layout_visual  # the pipeline calls it right after LayoutInference
+    tilelang.disable_cache()  # a cached kernel would not go through layout inference
+    namespace = {"__name__": "tb_corpus_" + os.path.basename(path)[:-3], "__file__": path}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), namespace)
+    values = {name: eval(text, namespace) for name, text in arguments.items()}
+    try:
+        made = namespace[function](**values)
+        if isinstance(made, tirx.PrimFunc):  # a plain factory: the program compiles it itself
+            tilelang.compile(made, target="cuda")
+    except Exception:  # TileLang may wrap the stop in its own error: what was captured decides
+        if not captured:
+            raise
+    if not captured:
+        raise RuntimeError("TileLang compiled without reaching layout inference (a cached kernel?)")
+    print(json.dumps(captured))
+
+
+def capture_program(args, rel):
+    path = os.path.join(CORPUS, rel)
+    entry = {"program": rel}
+    try:
+        ir = tilec_json(args.tilec, "ir", path, "--json")
+        entry["function"] = ir["jitFunction"]
+        entry["arguments"] = {p["name"]: p["text"] for p in ir["specialization"] if p["origin"] != "default"}
+        if not entry["function"]:
+            raise RuntimeError("a bare prim_func: no jit function to call")
+        child = subprocess.run([sys.executable, __file__, "capture-one", path, entry["function"],
+                                json.dumps(entry["arguments"])], capture_output=True, text=True,
+                               timeout=args.timeout)
+        if child.returncode != 0:
+            raise RuntimeError(child.stderr.strip()[-1500:])
+        entry["funcs"] = json.loads(child.stdout.strip().splitlines()[-1])
+    except Exception as e:  # noqa: BLE001 - every failure is a row of the result
+        entry["error"] = f"{type(e).__name__}: {e}"[-1500:]
+    print(f"{rel}: {'captured' if 'funcs' in entry else entry['error'].splitlines()[-1][:160]}", flush=True)
+    return rel, entry
+
+
+def capture(args):
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = dict(pool.map(lambda rel: capture_program(args, rel), list(corpus_programs(args.only))))
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+class TirNamespace:
+    """What TVM's printer writes in an index expression, as Python over non-negative integers."""
+
+    floordiv = staticmethod(lambda a, b: a // b)
+    floormod = staticmethod(lambda a, b: a % b)
+    truncdiv = floordiv
+    truncmod = floormod
+    bitwise_xor = staticmethod(lambda a, b: a ^ b)
+    bitwise_and = staticmethod(lambda a, b: a & b)
+    bitwise_or = staticmethod(lambda a, b: a | b)
+    shift_left = staticmethod(lambda a, b: a << b)
+    shift_right = staticmethod(lambda a, b: a >> b)
+    min = staticmethod(min)
+    max = staticmethod(max)
+    if_then_else = staticmethod(lambda c, a, b: a if c else b)
+    Select = if_then_else
+    Cast = staticmethod(lambda dtype, x: int(x))
+    int32 = int64 = staticmethod(int)
+
+
+def evaluator(expressions, variables):
+    """A function of the variables' values computing the expressions (TIR or TileBench syntax)."""
+    body = ", ".join(f"({e})" for e in expressions)
+    code = compile(f"lambda {', '.join(variables)}: ({body},)", "<layout>", "eval")
+    return eval(code, {"T": TirNamespace, "tir": TirNamespace, "__builtins__": {"min": min, "max": max}})
+
+
+def linear(indices, shape):
+    offset = 0
+    for index, extent in zip(indices, shape):
+        offset = offset * extent + index
+    return offset
+
+
+def free_names(expression, known):
+    names = set(re.findall(r"\b[A-Za-z_][A-Za-z_0-9]*\b", expression)) - {"T", "tir"} - set(known)
+    return sorted(n for n in names if not hasattr(TirNamespace, n))
+
+
+def tilelang_fragment_cells(entry):
+    """[(sorted threads, register)] per element, row-major, from TileLang's expressions."""
+    variables = entry["vars"]
+    rep = free_names(entry["thread"], variables)
+    if len(rep) > 1:
+        raise ValueError(f"thread expression has unknown names {rep}")
+    thread = evaluator([entry["thread"]], variables + rep)
+    index = evaluator(entry["index"], variables)
+    cells = []
+    for element in itertools.product(*[range(n) for n in entry["inputShape"]]):
+        threads = sorted(thread(*element, *([r] if rep else []))[0] for r in range(entry["replicate"]))
+        cells.append((threads, linear(index(*element), entry["outputShape"])))
+    return cells
+
+
+def tilebench_fragment_cells(fragment):
+    replicate = fragment["replicate"]
+    flat = fragment["cells"]
+    return [(sorted(c[0] for c in flat[e * replicate:(e + 1) * replicate]), flat[e * replicate][1])
+            for e in range(len(flat) // replicate)]
+
+
+def offsets(expressions, variables, input_shape, output_shape, fixed=()):
+    function = evaluator(expressions, variables)
+    return [linear(function(*fixed, *element), output_shape)
+            for element in itertools.product(*[range(n) for n in input_shape])]
+
+
+def first_difference(a, b, shape):
+    for n, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            element = []
+            for extent in reversed(shape):
+                element.append(n % extent)
+                n //= extent
+            return list(reversed(element)), x, y
+    return None
+
+
+def compare_fragment(ours, theirs):
+    if ours["fragment"] is None:
+        return "differs", "TileBench inferred no layout"
+    if list(ours["shape"]) != theirs["inputShape"]:
+        return "differs", f"shape {ours['shape']} against TileLang's {theirs['inputShape']}"
+    if "cells" not in ours["fragment"]:
+        return "not compared", "over 65536 elements (no --tables cells)"
+    a, b = tilebench_fragment_cells(ours["fragment"]), tilelang_fragment_cells(theirs)
+    if a == b:
+        return "equal", f"{ours['fragment']['threadExtent']} threads x {ours['fragment']['registersPerThread']} registers"
+    owners_a, owners_b = [c[0] for c in a], [c[0] for c in b]
+    if owners_a == owners_b:
+        where, x, y = first_difference([c[1] for c in a], [c[1] for c in b], ours["shape"])
+        return "registers differ", f"same threads; element {where}: register {x} against TileLang's {y}"
+    shift = owners_b[0][0] - owners_a[0][0]
+    if all([t + shift for t in p] == q for p, q in zip(owners_a, owners_b)):
+        registers = "same" if [c[1] for c in a] == [c[1] for c in b] else "different"
+        return "offset", f"TileLang's threads are ours + {shift} (a warp-specialized consumer), {registers} registers"
+    where, x, y = first_difference(owners_a, owners_b, ours["shape"])
+    return "differs", f"element {where}: threads {x} against TileLang's {y}"
+
+
+def compare_shared(ours, theirs):
+    shape = list(ours["shape"])
+    layout = ours["shared"]["layout"]
+    variables = [chr(ord("i") + n) for n in range(len(shape))]
+    a = offsets(layout["forward"], variables, shape, layout["outputShape"])
+    if theirs is None:
+        b = list(range(len(a)))
+        theirs_kind = "row-major (not in TileLang's layout map)"
+    else:
+        input_shape = theirs["inputShape"]
+        fixed = ()
+        if input_shape[1:] == shape and len(input_shape) == len(shape) + 1:
+            fixed = (0,)  # TileLang pipelines before layout inference: stage 0 of its stage dimension
+        elif input_shape != shape:
+            return "differs", f"shape {shape} against TileLang's {input_shape}"
+        b = offsets(theirs["index"], theirs["vars"], shape, theirs["outputShape"], fixed)
+        theirs_kind = "TileLang's layout"
+    if a == b:
+        return "equal", f"{ours['shared']['kind']}; {theirs_kind}"
+    where, x, y = first_difference(a, b, shape)
+    return "differs", f"{ours['shared']['kind']}: element {where} at {x}, {theirs_kind} puts it at {y}"
+
+
+def compare(args):
+    with open(args.captured) as f:
+        captured = json.load(f)
+    rows, failures = [], 0
+    for rel, entry in sorted(captured.items()):
+        if "error" in entry:
+            rows.append((rel, "-", "-", "TileLang did not compile it", entry["error"].splitlines()[-1][:200]))
+            continue
+        ours = tilec_json(args.tilec, "layouts", os.path.join(CORPUS, rel), "--json", "--tables",
+                          "--backend", args.backend)
+        theirs_blocks = [b for func in entry["funcs"] for b in func["blocks"]]
+        theirs = {}
+        for block in theirs_blocks:
+            for layout in block:
+                theirs.setdefault(layout["name"], []).append(layout)
+        for kernel in ours["kernels"]:
+            for buffer in kernel["buffers"]:
+                candidates = theirs.get(buffer["name"], [])
+                match = candidates.pop(0) if candidates else None
+                try:
+                    if buffer["scope"] == "fragment":
+                        if match is None:
+                            verdict, why = "not compared", "not in TileLang's layout map"
+                        else:
+                            verdict, why = compare_fragment(buffer, match)
+                    else:
+                        verdict, why = compare_shared(buffer, match)
+                except Exception as e:  # noqa: BLE001 - an expression this script cannot evaluate
+                    verdict, why = "not compared", f"{type(e).__name__}: {e}"[:200]
+                failures += verdict in ("differs", "registers differ")
+                rows.append((rel, buffer["name"], buffer["scope"], verdict, why))
+    width = max(len(r[0]) for r in rows) if rows else 10
+    for r in rows:
+        print(f"{r[0]:{width}}  {r[1]:18} {r[2]:9} {r[3]:16} {r[4]}")
+    counts = {}
+    for r in rows:
+        counts[r[3]] = counts.get(r[3], 0) + 1
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    print(f"\n{len(captured)} programs, {len(rows)} rows: {summary}")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("| program | buffer | scope | verdict | detail |\n|---|---|---|---|---|\n")
+            for r in rows:
+                f.write("| " + " | ".join(str(x).replace("|", "\\|") for x in r) + " |\n")
+            f.write(f"\n{len(captured)} programs, {len(rows)} rows: {summary}\n")
+    return 1 if failures else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("capture")
+    c.add_argument("tilec")
+    c.add_argument("--out", required=True)
+    c.add_argument("--only", default=".")
+    c.add_argument("--timeout", type=int, default=300)
+    c.add_argument("--jobs", type=int, default=8)
+    one = sub.add_parser("capture-one")
+    one.add_argument("path")
+    one.add_argument("function")
+    one.add_argument("arguments")
+    m = sub.add_parser("compare")
+    m.add_argument("tilec")
+    m.add_argument("captured")
+    m.add_argument("--backend", default="hopper")
+    m.add_argument("--markdown")
+    args = parser.parse_args()
+    if args.command == "capture":
+        capture(args)
+    elif args.command == "capture-one":
+        try:
+            capture_one(args.path, args.function, json.loads(args.arguments))
+        except Exception:
+            traceback.print_exc()
+            sys.exit(1)
+    else:
+        sys.exit(compare(args))
+
+
+if __name__ == "__main__":
+    main()
