@@ -376,7 +376,7 @@ step "benchmarks"
 bench gemm-relu-4096 "$ROOT/samples/02_gemm_relu.py" -p M=4096 -p N=4096 -p K=4096 --vs cublas
 bench gemm-relu-8192 "$ROOT/samples/02_gemm_relu.py" -p M=8192 -p N=8192 -p K=8192 --vs cublas
 bench copy-1GiB "$KERNELS/copy.cu"
-for c in 512 1024; do
+for c in ${RMSNORM_CS:-512 1024}; do
     bench "rmsnorm-silu-sample-C$c" "$ROOT/samples/05_rmsnorm_silu.py" -p M=262144 -p C=$c
 done
 fi

@@ -73,10 +73,11 @@ std::string KernelEmitter::wgmmaOperandGeometry(const ir::Region& region, bool k
     if (op.swizzle == 0)
         return "operand '" + b->name + "' has a " + layout::sharedLayoutKindName(sp->choice.kind) +
                " layout; wgmma descriptors here need a 32B, 64B or 128B swizzle";
+    // A buffer of several 2-D tiles (the stages a program indexes itself) repeats the tile's layout.
     const std::vector<int64_t>& in = it->second.layout.inputShape();
-    if (in.size() != 2)
+    if (in.size() < 2)
         return "operand '" + b->name + "' is not a 2-D tile";
-    op.rows = in[0];
+    op.rows = in[in.size() - 2];
     op.elementBytes = ir::dtypeBytes(b->dtype);
     op.panelElements = op.swizzle / op.elementBytes;
     op.kMajor = kMajor;

@@ -780,8 +780,16 @@ private:
         for (const FragAccess& a : op.accesses)
             bits = std::max(bits, ir::dtypeBits(a.buffer->dtype));
         if (op.kind == OpKind::Copy) {
-            bits = std::max(bits, ir::dtypeBits(op.stmt->src.buffer->dtype));
-            bits = std::max(bits, ir::dtypeBits(op.stmt->dst.buffer->dtype));
+            // Memory accesses set the vector, as in TileLang: a copy between a fragment and global or shared
+            // memory moves whole 128-bit vectors of the memory side, whatever the registers' type.
+            const ir::Buffer* src = op.stmt->src.buffer;
+            const ir::Buffer* dst = op.stmt->dst.buffer;
+            const bool srcFragment = src->scope == ir::MemoryScope::Fragment;
+            const bool dstFragment = dst->scope == ir::MemoryScope::Fragment;
+            if (srcFragment != dstFragment)
+                bits = ir::dtypeBits((srcFragment ? dst : src)->dtype);
+            else
+                bits = std::max({bits, ir::dtypeBits(src->dtype), ir::dtypeBits(dst->dtype)});
         }
         const int64_t maxVector = std::max<int64_t>(m_context.options.maxVectorBits / std::max(bits, 8), 1);
         const int64_t threads = m_kernel.threadsOf(op.stmt);

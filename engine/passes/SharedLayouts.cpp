@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,46 @@ struct Request {
     const ir::Stmt* gemm = nullptr;
 };
 
+// Whether a global tile is one contiguous span: below its first dimension of more than one element, every
+// dimension is whole.
+bool isContiguousTile(const ir::Region& tile) {
+    auto extents = ir::constantExtents(tile);
+    auto shape = tile.buffer ? ir::constantShape(*tile.buffer) : std::nullopt;
+    if (!extents || !shape || extents->size() != shape->size())
+        return false;
+    size_t d = 0;
+    while (d < extents->size() && (*extents)[d] == 1)
+        ++d;
+    for (++d; d < extents->size(); ++d)
+        if ((*extents)[d] != (*shape)[d])
+            return false;
+    return true;
+}
+
+// Shared buffers that TileLang 0.1.15 stores with a TMA tensor copy on sm_90a: the source of a copy to a
+// strided global tile (a contiguous one goes by a 1-D bulk copy, which needs the row-major layout).
+std::set<const ir::Buffer*> tmaTensorStoreSources(const ir::Stmt& kernel) {
+    std::set<const ir::Buffer*> sources;
+    ir::walkStmts(kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        if (s.kind == ir::StmtKind::Copy && s.src.buffer && s.dst.buffer &&
+            s.src.buffer->scope == ir::MemoryScope::Shared &&
+            s.dst.buffer->scope == ir::MemoryScope::Global && !isContiguousTile(s.dst))
+            sources.insert(s.src.buffer);
+    });
+    return sources;
+}
+
+// The layout of a TMA store's source, as TileLang chooses it: the widest swizzle whose 16-byte chunks tile
+// the rows, over boxes of the swizzle's width (a wider tile is several boxes side by side).
+std::optional<SharedLayoutChoice> tmaStoreLayout(int64_t rows, int64_t cols, int bits) {
+    auto choice = layout::chooseSharedLayout(rows, cols, bits, true, false);
+    if (!choice || !swizzleOf(choice->kind))
+        return std::nullopt;
+    choice.value().reason =
+        "source of a TMA store to a strided global tile (TileLang's layout on sm_90a): " + choice->reason;
+    return *choice;
+}
+
 } // namespace
 
 void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
@@ -84,6 +125,9 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
         check::KernelSharedMemory budget = check::kernelSharedMemory(*kernel.kernel);
         std::map<const ir::Buffer*, const ir::LayoutAnnotation*> annotations;
         std::map<const ir::Buffer*, std::vector<Request>> requests;
+        const std::set<const ir::Buffer*> tmaStores = context.backend == Backend::Hopper
+                                                          ? tmaTensorStoreSources(*kernel.kernel)
+                                                          : std::set<const ir::Buffer*>{};
         ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             if (s.kind == ir::StmtKind::AnnotateLayout)
                 for (const ir::LayoutAnnotation& a : s.layouts)
@@ -243,6 +287,9 @@ void runSharedLayouts(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                     }
                 }
                 sp.choice = chosen;
+            } else if (tmaStores.count(b) && shape->size() == 2) {
+                if (auto choice = tmaStoreLayout(rows, cols, bits))
+                    sp.choice = *choice;
             }
             if (shape->size() > 2 && sp.choice.layout.inputShape().size() == 2)
                 sp.choice.layout = expandTo(sp.choice.layout, *shape);

@@ -45,16 +45,19 @@ void reportLayoutError(DiagnosticEngine& diagnostics, const layout::LayoutError&
 }
 
 // wgmma reads its shared operands through descriptors of whole 2-D tiles: a gemm on a slice of a tile (its
-// last two dimensions only partly), or on one stage of a buffer the program multi-buffers itself
-// (A_shared[ko % 2, :, :]), needs mma.sync. Empty when every shared operand is a whole 2-D tile.
+// last two dimensions only partly) needs mma.sync. One stage of a buffer the program multi-buffers itself
+// (A_shared[ko % 2, :, :]) is a whole tile: the stage index moves the descriptors' start. Empty when every
+// shared operand is a whole 2-D tile.
 std::string partialTileOperand(const ir::Stmt& gemm) {
     for (const ir::Region* r : {&gemm.a, &gemm.b}) {
         if (!r->buffer || r->buffer->scope != ir::MemoryScope::Shared)
             continue;
-        if (r->buffer->rank() > 2)
-            return "'" + r->buffer->name + "' is one stage of a " + std::to_string(r->buffer->rank()) +
-                   "-D buffer (the descriptors address 2-D tiles)";
         size_t n = r->mins.size();
+        for (size_t d = 0; d + 2 < n; ++d)
+            if (ir::constantInt(r->extents[d]) != 1)
+                return "'" + r->buffer->name +
+                       "' spans several of its leading indices (the descriptors "
+                       "address one 2-D tile)";
         for (size_t d = n >= 2 ? n - 2 : 0; d < n; ++d)
             if (ir::constantInt(r->mins[d]) != 0 ||
                 ir::constantInt(r->extents[d]) != r->buffer->constantExtent(d))

@@ -66,13 +66,14 @@ TEST(PipelineOrder, EvictionPoliciesBecomeL2CacheHints) {
     EXPECT_EQ(countOf(src, "const tb_u64 l2_evict_first = tb_policy_evict_first();"), 1u);
     EXPECT_EQ(countOf(src, "const tb_u64 l2_evict_last = tb_policy_evict_last();"), 1u);
     // Pass 1's cp.async keeps X in L2, pass 2's (prologue and steady state) lets it go first, and so does
-    // the vector store of Y; gamma (no policy) is copied without a hint.
+    // the vector store of Y (16 bytes: the fp16 side sets the vector, as in TileLang); gamma (no policy) is
+    // copied without a hint.
     EXPECT_EQ(countOf(src, ", src_ptr, l2_evict_last);"), 2u);
     EXPECT_EQ(countOf(src, ", src_ptr, l2_evict_first);"), 2u);
     EXPECT_EQ(countOf(src, "tb_cp_async_16_hint(tb_smem_s"), 4u);
     EXPECT_NE(src.find("tb_cp_async_16(tb_smem_s + 2048 + g_chunk_lane"), std::string::npos);
-    EXPECT_NE(src.find("tb_st_hint(reinterpret_cast<tb_vec8*>(&Y["), std::string::npos);
-    EXPECT_EQ(src.find("*reinterpret_cast<tb_vec8*>(&Y["), std::string::npos);
+    EXPECT_NE(src.find("tb_st_hint(reinterpret_cast<tb_vec16*>(&Y["), std::string::npos);
+    EXPECT_EQ(src.find("*reinterpret_cast<tb_vec16*>(&Y["), std::string::npos);
 }
 
 TEST(PipelineOrder, NoPolicyNoHints) {

@@ -79,8 +79,9 @@ TEST(Cumsum, PrefixSumsAlongEitherDimensionForwardAndReverseInSharedAndFragments
                 // one per scope for sm_90a as well.
                 if (!gpu::nvrtcVersionString().empty()) {
                     EXPECT_EQ(nvrtcFailures(code, "sm_80"), "");
-                    if (dim == 1 && reverse)
+                    if (dim == 1 && reverse) {
                         EXPECT_EQ(nvrtcFailures(code, "sm_90a"), "");
+                    }
                 }
             }
 }
