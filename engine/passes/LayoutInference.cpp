@@ -702,6 +702,13 @@ private:
             }
             if (projection && !kept.empty()) {
                 auto projected = projectFragment(*op.loopLayout, kept, &m_cache);
+                // A transposed read (x[j, i] in a loop over (i, j)): TileLang keeps the owners and numbers
+                // each thread's elements in the buffer's own row-major order.
+                if (projected && kept.size() == op.loopShape.size() &&
+                    !std::is_sorted(kept.begin(), kept.end()))
+                    if (auto renumbered = fragmentWithAutomaticIndex(
+                            projected->inputShape(), projected->threadExpr(), projected->replicateExtent()))
+                        projected = *renumbered;
                 if (projected) {
                     origin.description =
                         op.loopOrigin.description + ", replicated over the dropped loop dimensions";
