@@ -30,7 +30,6 @@ if [[ "${TILEBENCH_SKIP_SANITIZERS:-0}" != "1" ]]; then
                tests_passes tests_layout_bank tests_bank_analysis tests_ir tests_check tests_reference
                tests_ir_golden)
     echo "== engine tests under ASan+UBSan (${SAN})"
-    # Line tables only (-g1): the sanitizers' stack traces keep file:line, and the build is faster.
     # Line tables only (-g1): the sanitizers' stack traces keep file:line, and the build is faster. These
     # suites do not run the CPU JIT (tests_jit and the fuzzers test it), so it is not built here.
     cmake -S "$ROOT" -B "$SAN" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \

@@ -56,8 +56,8 @@ std::string partialTileOperand(const ir::Stmt& gemm) {
         for (size_t d = 0; d + 2 < n; ++d)
             if (ir::constantInt(r->extents[d]) != 1)
                 return "'" + r->buffer->name +
-                       "' spans several of its leading indices (the descriptors "
-                       "address one 2-D tile)";
+                       "' spans several of its leading indices (a descriptor "
+                       "addresses one 2-D tile)";
         for (size_t d = n >= 2 ? n - 2 : 0; d < n; ++d)
             if (ir::constantInt(r->mins[d]) != 0 ||
                 ir::constantInt(r->extents[d]) != r->buffer->constantExtent(d))
