@@ -3,6 +3,7 @@
 
 #include "engine/target/Backend.h"
 #include "views/model/BackendCaption.h"
+#include "views/model/WarpPartitionViewModel.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -366,8 +367,7 @@ void CanvasPanels::rebuildLayout() {
                                                                  : views::LayoutColoring::Thread,
                                             ws ? ws->firstThread : 0);
         if (ws)
-            m_layout.title += "  (T.ws: threads " + std::to_string(ws->firstThread) + ".." +
-                              std::to_string(ws->firstThread + ws->threadCount - 1) + ")";
+            m_layout.title += views::warpGroupScopeCaption(*ws);
         if (!f.origin.description.empty())
             m_layout.subtitle = f.origin.description + "  |  " + m_layout.subtitle;
     } else {

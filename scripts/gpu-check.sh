@@ -19,8 +19,7 @@
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
 # Sections: build tests hopper-tests samples hopper-samples warp-groups corpus hopper-perf tilelang
-# tilelang-layouts sanitize
-# wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
+# tilelang-layouts sanitize wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
 want() {
@@ -46,6 +45,10 @@ pack() {
 }
 trap pack EXIT
 
+# TileLang 0.1.15, carried as .peers/ (docs/benchmarks.md), unpacked once per machine.
+unpack_tilelang() {
+    [[ -d /tmp/tl/site ]] || { mkdir -p /tmp/tl && tar -C /tmp/tl -xJf "$ROOT/.peers/tilelang-0.1.15-site.tar.xz"; }
+}
 row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
 step() { echo; echo "== $*"; }
 
@@ -179,15 +182,8 @@ step "the TileLang example corpus on the GPU, each program at its own shape (til
 # The programs CorpusCheckTest runs; those expected-failures.txt lists do not compile and are counted apart.
 # CORPUS_JOBS programs at a time (the CPU check of each uses the host's cores), CORPUS_TIMEOUT s each.
 corpus="$ROOT/tests/corpus/tilelang-examples"
-: >"$LOGS/corpus-programs.txt"
-listed=0
-while IFS= read -r f; do
-    rel=${f#"$corpus"/}
-    case "$(basename "$rel")" in __init__.py | utils.py | reference.py) continue ;; esac
-    [[ "$rel" == */quantize/* ]] && continue
-    if grep -q "^$rel:" "$ROOT/tests/engine/corpus/expected-failures.txt"; then listed=$((listed + 1)); continue; fi
-    echo "$rel" >>"$LOGS/corpus-programs.txt"
-done < <(find "$corpus" -name '*.py' | sort)
+python3 "$ROOT/scripts/corpus_programs.py" --compiling >"$LOGS/corpus-programs.txt"
+listed=$(($(python3 "$ROOT/scripts/corpus_programs.py" | wc -l) - $(wc -l <"$LOGS/corpus-programs.txt")))
 export TILEC LOGS corpus
 run_corpus_program() {
     local rel="$1" log="$LOGS/corpus-${1//\//_}.log"
@@ -282,7 +278,7 @@ fi
 if want tilelang; then
 step "TileLang 0.1.15 on the same files (scripts/bench-vs-tilelang.py)"
 if [[ -f "$ROOT/.peers/tilelang-0.1.15-site.tar.xz" ]]; then
-    mkdir -p /tmp/tl && tar -C /tmp/tl -xJf "$ROOT/.peers/tilelang-0.1.15-site.tar.xz"
+    unpack_tilelang
     PYTHONPATH=/tmp/tl/site CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 \
         python3 "$ROOT/scripts/bench-vs-tilelang.py" "$BUILD/engine/tools/tilec/tilec" --backend hopper \
         --rounds "${TL_ROUNDS:-2}" --only "${TL_ONLY:-.}" --json "$LOGS/bench-vs-tilelang.json" \
@@ -297,7 +293,7 @@ fi
 if want tilelang-layouts; then
 step "TileLang 0.1.15's inferred layouts of the corpus programs (scripts/layouts-vs-tilelang.py capture)"
 if [[ -f "$ROOT/.peers/tilelang-0.1.15-site.tar.xz" ]]; then
-    [[ -d /tmp/tl/site ]] || { mkdir -p /tmp/tl && tar -C /tmp/tl -xJf "$ROOT/.peers/tilelang-0.1.15-site.tar.xz"; }
+    unpack_tilelang
     PYTHONPATH=/tmp/tl/site CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 \
         python3 "$ROOT/scripts/layouts-vs-tilelang.py" capture "$TILEC" --out "$LOGS/tilelang-layouts.json" \
         --only "${TL_ONLY:-.}" >"$LOGS/tilelang-layouts.txt" 2>&1

@@ -33,23 +33,8 @@ import sys
 import traceback
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-CORPUS = os.path.join(ROOT, "tests", "corpus", "tilelang-examples")
-EXPECTED_FAILURES = os.path.join(ROOT, "tests", "engine", "corpus", "expected-failures.txt")
-
-
-def corpus_programs(only):
-    listed = set()
-    with open(EXPECTED_FAILURES) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                listed.add(line.split(":", 1)[0])
-    for dirpath, _, files in sorted(os.walk(CORPUS)):
-        for name in sorted(files):
-            rel = os.path.relpath(os.path.join(dirpath, name), CORPUS)
-            # The programs as CorpusCheckTest counts them: not the helper modules programs import.
-            helper = name in ("__init__.py", "utils.py", "reference.py") or "/quantize/" in rel
-            if name.endswith(".py") and not helper and rel not in listed and re.search(only, rel):
-                yield rel
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_programs import CORPUS, corpus_programs  # noqa: E402 - the one list of corpus programs
 
 
 def tilec_json(tilec, *args):
@@ -154,7 +139,7 @@ def capture_program(args, rel):
 
 def capture(args):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(pool.map(lambda rel: capture_program(args, rel), list(corpus_programs(args.only))))
+        results = dict(pool.map(lambda rel: capture_program(args, rel), list(corpus_programs(compiling=True, only=args.only))))
     with open(args.out, "w") as f:
         json.dump({"capturedWith": args.note, "programs": results}, f, indent=1)
 

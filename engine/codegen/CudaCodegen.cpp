@@ -59,25 +59,21 @@ Target portableTarget(const Target& device) {
 
 namespace {
 
-bool isFloat8(ir::DType t) {
-    return t == ir::DType::Float8E4M3 || t == ir::DType::Float8E5M2;
-}
-
 // Whether a function's tensors, allocations or casts use a float8 type (its kernels then need the float8
 // part of the device header).
 bool usesFloat8(const ir::Module& module, const ir::PrimFunc& func) {
     for (const ir::Buffer* b : func.params)
-        if (isFloat8(b->dtype))
+        if (ir::isFloat8(b->dtype))
             return true;
     bool found = false;
     for (const ir::KernelRef& k : ir::kernelsOf(module)) {
         if (k.func != &func)
             continue;
         for (const ir::Buffer* b : k.kernel->allocations)
-            found = found || (b && isFloat8(b->dtype));
+            found = found || (b && ir::isFloat8(b->dtype));
         ir::walkStmts(*k.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
             ir::forEachStmtExpr(s, [&](const ir::ExprPtr& e) {
-                ir::forEachExprNode(e, [&](const ir::Expr& n) { found = found || isFloat8(n.dtype); });
+                ir::forEachExprNode(e, [&](const ir::Expr& n) { found = found || ir::isFloat8(n.dtype); });
             });
         });
     }

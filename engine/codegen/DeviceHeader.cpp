@@ -236,4 +236,19 @@ static __device__ __forceinline__ void tb_rasterize_col(int panel, int& bx, int&
 )CUDA";
 }
 
+std::string roundedTo(ir::DType t, const std::string& value) {
+    switch (t) {
+    case ir::DType::Float16:
+        return "tb_round_f16(" + value + ")";
+    case ir::DType::BFloat16:
+        return "tb_round_bf16(" + value + ")";
+    case ir::DType::Float8E4M3:
+        return "tb_round_e4m3(" + value + ")";
+    case ir::DType::Float8E5M2:
+        return "tb_round_e5m2(" + value + ")";
+    default:
+        return value;
+    }
+}
+
 } // namespace tb::codegen

@@ -3,6 +3,10 @@
 // fp16/bf16 are 16-bit structs converted with PTX cvt; cp.async, ldmatrix and mma.sync are inline PTX.
 #pragma once
 
+#include "engine/ir/DType.h"
+
+#include <string>
+
 namespace tb::codegen {
 
 // The header text (ends with a blank line). Every helper is `static __device__ __forceinline__` and named
@@ -13,5 +17,10 @@ const char* cudaDeviceHeader();
 // them: round to nearest even with subnormals, e4m3 saturating at +-448 and e5m2 overflowing to +-inf,
 // exactly as the CPU executor rounds (engine/exec/FloatFormats.h). Software conversions, so sm_80 has them.
 const char* cudaFloat8Header();
+
+// The header's rounding of a float expression to dtype `t`'s grid (tb_round_f16, tb_round_bf16,
+// tb_round_e4m3, tb_round_e5m2): how a value narrower than float32 stays what its type can hold while
+// registers keep it as float. Other types: `value` itself.
+std::string roundedTo(ir::DType t, const std::string& value);
 
 } // namespace tb::codegen

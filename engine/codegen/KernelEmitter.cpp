@@ -2,6 +2,7 @@
 // ops themselves are lowered in TileOpLowering.cpp. See KernelEmitter.h.
 #include "engine/codegen/KernelEmitter.h"
 
+#include "engine/codegen/DeviceHeader.h"
 #include "engine/exec/HostTensor.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
@@ -78,22 +79,7 @@ std::string parenthesize(const std::string& text) {
 
 // The float types narrower than float32: held as float in registers, rounded to their own grid.
 bool isHalfLike(DType t) {
-    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float8E4M3 || t == DType::Float8E5M2;
-}
-
-std::string roundTo(DType t, const std::string& v) {
-    switch (t) {
-    case DType::Float16:
-        return "tb_round_f16(" + v + ")";
-    case DType::BFloat16:
-        return "tb_round_bf16(" + v + ")";
-    case DType::Float8E4M3:
-        return "tb_round_e4m3(" + v + ")";
-    case DType::Float8E5M2:
-        return "tb_round_e5m2(" + v + ")";
-    default:
-        return v;
-    }
+    return t == DType::Float16 || t == DType::BFloat16 || ir::isFloat8(t);
 }
 
 } // namespace
@@ -1253,7 +1239,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
     case ExprKind::Binary: {
         std::string a = expr(e->operands[0], depth + 1), b = expr(e->operands[1], depth + 1);
         std::string r = binaryText(e->binaryOp, a, b, e->operands[0]->dtype);
-        return ir::isComparison(e->binaryOp) || unrounded ? r : roundTo(e->dtype, r);
+        return ir::isComparison(e->binaryOp) || unrounded ? r : roundedTo(e->dtype, r);
     }
     case ExprKind::Unary: {
         std::string a = expr(e->operands[0], depth + 1);
@@ -1280,7 +1266,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
         std::string r = intrinsicText(e->intrinsic, a, e->operands[0]->dtype, roundsItself);
         if (roundsItself)
             return r;
-        return unrounded ? r : roundTo(e->dtype, r);
+        return unrounded ? r : roundedTo(e->dtype, r);
     }
     case ExprKind::Cast: {
         std::string a = expr(e->operands[0], depth + 1);
@@ -1288,7 +1274,7 @@ std::string KernelEmitter::expr(const ExprPtr& e, int depth, bool rounded) {
         if (to == DType::Bool)
             return "((" + a + ") != 0)";
         if (isHalfLike(to))
-            return unrounded ? "(float)(" + a + ")" : roundTo(to, "(float)(" + a + ")");
+            return unrounded ? "(float)(" + a + ")" : roundedTo(to, "(float)(" + a + ")");
         return "(" + std::string(cudaComputeType(to)) + ")(" + a + ")";
     }
     }

@@ -3,6 +3,7 @@
 // cp.async 16 B (or 16-byte vector ld/st) over the copy plan's thread map; fragment-side copies walk the
 // fragment's registers (T.gemm is in GemmLowering.cpp); reductions fold thread-locally, then run
 // the plan's XOR butterfly (shuffles below 32, a shared scratch round at 32 and above).
+#include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/KernelEmitter.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/ir/Visitor.h"
@@ -426,15 +427,7 @@ void KernelEmitter::lowerReduce(const Stmt& s) {
         }
         std::string d = dstName + "[" + std::to_string(rd) + "]";
         std::string value = s.clear ? acc : combine(d, acc);
-        if (dst->dtype == DType::Float16)
-            value = "tb_round_f16(" + value + ")";
-        else if (dst->dtype == DType::BFloat16)
-            value = "tb_round_bf16(" + value + ")";
-        else if (dst->dtype == DType::Float8E4M3)
-            value = "tb_round_e4m3(" + value + ")";
-        else if (dst->dtype == DType::Float8E5M2)
-            value = "tb_round_e5m2(" + value + ")";
-        line(d + " = " + value + ";", s.range);
+        line(d + " = " + roundedTo(dst->dtype, value) + ";", s.range);
         close();
     }
     if (!sharedOffsets.empty())

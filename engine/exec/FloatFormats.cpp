@@ -123,11 +123,12 @@ double largestBelowOne(ir::DType type) {
 
 uint8_t float8Bits(double value, ir::DType type) {
     const bool e4m3 = type == ir::DType::Float8E4M3;
-    const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, minExp = e4m3 ? -6 : -14;
+    const FloatFormat& format = e4m3 ? kFloat8E4M3 : kFloat8E5M2;
+    const int mbits = format.mantissaBits, minExp = format.minNormalExponent, bias = 1 - minExp;
     const uint8_t sign = std::signbit(value) ? 0x80 : 0;
     if (std::isnan(value))
         return uint8_t(sign | (e4m3 ? 0x7F : 0x7E));
-    const double a = std::fabs(roundToFormat(value, e4m3 ? kFloat8E4M3 : kFloat8E5M2));
+    const double a = std::fabs(roundToFormat(value, format));
     if (std::isinf(a))
         return uint8_t(sign | 0x7C);
     if (a == 0)
@@ -141,7 +142,8 @@ uint8_t float8Bits(double value, ir::DType type) {
 
 double float8Value(uint8_t bits, ir::DType type) {
     const bool e4m3 = type == ir::DType::Float8E4M3;
-    const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+    const FloatFormat& format = e4m3 ? kFloat8E4M3 : kFloat8E5M2;
+    const int mbits = format.mantissaBits, bias = 1 - format.minNormalExponent;
     const double sign = (bits & 0x80) ? -1.0 : 1.0;
     const unsigned exp = unsigned(bits & 0x7F) >> mbits, mant = bits & ((1u << mbits) - 1);
     if (e4m3 && (bits & 0x7F) == 0x7F)

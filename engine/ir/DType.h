@@ -36,6 +36,9 @@ bool isUnsignedInt(DType type);
 inline bool isInteger(DType type) {
     return isSignedInt(type) || isUnsignedInt(type);
 }
+inline bool isFloat8(DType type) {
+    return type == DType::Float8E4M3 || type == DType::Float8E5M2;
+}
 // "float16", "half", "float", "fp32", "torch.float16", ... -> DType.
 std::optional<DType> parseDType(std::string_view name);
 

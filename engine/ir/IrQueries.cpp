@@ -120,16 +120,17 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
     return written;
 }
 
-void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes) {
+void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<const Buffer*>& reads,
+                   std::set<const Buffer*>& writes) {
+    auto add = [&](std::set<const Buffer*>& set, const Buffer* b) {
+        if (b && (!scope || b->scope == *scope))
+            set.insert(b);
+    };
     auto exprReads = [&](const ExprPtr& e) {
         forEachExprNode(e, [&](const Expr& n) {
-            if (n.kind == ExprKind::BufferLoad && n.buffer && n.buffer->scope == MemoryScope::Shared)
-                reads.insert(n.buffer);
+            if (n.kind == ExprKind::BufferLoad)
+                add(reads, n.buffer);
         });
-    };
-    auto add = [](std::set<const Buffer*>& set, const Buffer* b) {
-        if (b && b->scope == MemoryScope::Shared)
-            set.insert(b);
     };
     walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
         forEachStmtExpr(s, exprReads);
@@ -152,11 +153,14 @@ void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<co
             add(reads, s.src.buffer);
             add(writes, s.dst.buffer);
             break;
+        case StmtKind::Reduce:
+            add(reads, s.srcBuffer);
+            add(writes, s.dstBuffer);
+            break;
         case StmtKind::Seq:
         case StmtKind::Kernel:
         case StmtKind::For:
         case StmtKind::IfThenElse:
-        case StmtKind::Reduce:
         case StmtKind::AnnotateLayout:
         case StmtKind::UseSwizzle:
         case StmtKind::Print:
@@ -165,6 +169,10 @@ void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<co
             break;
         }
     });
+}
+
+void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes) {
+    bufferEffects(root, MemoryScope::Shared, reads, writes);
 }
 
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region) {

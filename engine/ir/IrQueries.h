@@ -49,8 +49,12 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 // checks and describes.
 std::vector<bool> producedParams(const ir::PrimFunc& func);
 
-// The shared buffers `root` reads and writes: loads in any expression, copy/atomic sources and
-// destinations, stores, fills, gemm operands (A and B read; C is a fragment).
+// The buffers of `scope` (every scope when nullopt) that `root` reads and writes: loads in any expression,
+// copy/atomic sources and destinations, stores, fills, reduction sources and results, gemm operands (A and
+// B read; C, a fragment, is not counted).
+void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<const Buffer*>& reads,
+                   std::set<const Buffer*>& writes);
+// bufferEffects of shared memory.
 void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes);
 
 // Constant extents of a region (nullopt when one is symbolic).

@@ -136,15 +136,14 @@ namespace {
 // Every value of `from` is exactly representable in `to`, so converting a stored value is the identity
 // (stored values are always representable in their dtype: HostTensor.h).
 bool floatWidens(DType from, DType to) {
-    auto isFp8 = [](DType t) { return t == DType::Float8E4M3 || t == DType::Float8E5M2; };
     if (!ir::isFloat(from) || !ir::isFloat(to))
         return false;
     if (from == to || to == DType::Float64)
         return true;
     if (to == DType::Float32)
-        return from == DType::Float16 || from == DType::BFloat16 || isFp8(from);
+        return from == DType::Float16 || from == DType::BFloat16 || ir::isFloat8(from);
     if (to == DType::Float16 || to == DType::BFloat16)
-        return isFp8(from);
+        return ir::isFloat8(from);
     return false;
 }
 

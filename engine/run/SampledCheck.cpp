@@ -1,35 +1,18 @@
 // The sampled oracle (see SampledCheck.h).
 #include "engine/run/SampledCheck.h"
 
-#include "engine/ir/IntEvaluation.h"
+#include "engine/codegen/CudaCodegen.h"
 #include "engine/ir/IrQueries.h"
-#include "engine/ir/Visitor.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 
 namespace tb::run {
 
 namespace {
-
-// Whether any statement of `kernel` reads buffer `b` (loads in expressions, copy, gemm and reduce sources).
-bool reads(const ir::Stmt& kernel, const ir::Buffer* b) {
-    bool found = false;
-    ir::walkStmts(kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
-        ir::forEachStmtExpr(s, [&](const ir::ExprPtr& e) {
-            ir::forEachExprNode(e, [&](const ir::Expr& n) {
-                found = found || (n.kind == ir::ExprKind::BufferLoad && n.buffer == b);
-            });
-        });
-        found = found || (s.kind == ir::StmtKind::Copy && s.src.buffer == b) ||
-                (s.kind == ir::StmtKind::AtomicAdd && s.src.buffer == b) ||
-                (s.kind == ir::StmtKind::Gemm && (s.a.buffer == b || s.b.buffer == b)) ||
-                (s.kind == ir::StmtKind::Reduce && s.srcBuffer == b);
-    });
-    return found;
-}
 
 bool hasAtomics(const ir::Stmt& kernel) {
     bool found = false;
@@ -52,10 +35,7 @@ OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& fu
         return out;
     out.gridBlocks = 1;
     for (const ir::ExprPtr& extent : kernels[0].kernel->grid) {
-        std::optional<int64_t> v = ir::evaluateInt(extent, [&](const ir::Var& var) -> std::optional<int64_t> {
-            auto it = dims.find(var.name);
-            return it == dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
-        });
+        std::optional<int64_t> v = codegen::evaluateLaunchExpr(extent, dims);
         if (!v)
             return out;
         out.gridBlocks *= std::max<int64_t>(*v, 0);
@@ -70,9 +50,11 @@ OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& fu
     else if (hasAtomics(*kernels[0].kernel))
         out.whyNot = "its blocks combine results through atomic adds";
     else {
+        std::set<const ir::Buffer*> reads, writes;
+        ir::bufferEffects(*kernels[0].kernel, ir::MemoryScope::Global, reads, writes);
         const std::vector<bool> produced = ir::producedParams(func);
         for (size_t i = 0; i < func.params.size() && out.whyNot.empty(); ++i)
-            if (produced[i] && reads(*kernels[0].kernel, func.params[i]))
+            if (produced[i] && reads.count(func.params[i]))
                 out.whyNot = "it reads its output '" + func.params[i]->name + "'";
     }
     if (out.whyNot.empty())

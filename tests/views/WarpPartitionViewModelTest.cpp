@@ -79,10 +79,6 @@ TEST(WarpPartitionViewModel, MlaDecodeShowsFullColHalvesAndTheExchange) {
     EXPECT_NE(svg.find("exchange: acc_s"), std::string::npos);
 }
 
-} // namespace tb::views
-
-namespace tb::views {
-
 // TileLang's copy_0_gemm_1 example at 256^3: its gemm and accumulator live in T.ws(1) (threads 128..255).
 static std::shared_ptr<ProgramAnalysis> analyzeWarpSpecializedGemm() {
     std::string text;
@@ -110,10 +106,6 @@ TEST(WarpPartitionViewModel, AGemmInAWarpGroupScopeIsDrawnOnThatScopesWarps) {
         warps.insert(r.warp);
     EXPECT_EQ(warps, (std::set<int64_t>{4, 5, 6, 7}));
 }
-
-} // namespace tb::views
-
-namespace tb::views {
 
 // The same program's accumulator, drawn as the layout view does with its scope's first thread: every cell
 // names a thread of warpgroup 1 (128..255), as the kernel's registers are.

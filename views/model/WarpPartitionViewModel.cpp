@@ -37,6 +37,11 @@ int64_t GemmPartition::warpAt(int64_t row, int64_t col) const {
     return -1;
 }
 
+std::string warpGroupScopeCaption(const ir::Stmt& scope) {
+    return "  (T.ws: threads " + std::to_string(scope.firstThread) + ".." +
+           std::to_string(scope.firstThread + scope.threadCount - 1) + ")";
+}
+
 WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
                                               const SourceManager& sources) {
     WarpPartitionViewModel model;
@@ -64,8 +69,7 @@ WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel,
         int64_t firstWarp = 0;
         if (auto scope = kernel.warpGroupOf.find(gemm); gemm && scope != kernel.warpGroupOf.end()) {
             firstWarp = scope->second->firstThread / 32;
-            p.title += "  (T.ws: threads " + std::to_string(scope->second->firstThread) + ".." +
-                       std::to_string(scope->second->firstThread + scope->second->threadCount - 1) + ")";
+            p.title += warpGroupScopeCaption(*scope->second);
         }
         if (g.warpTileM <= 0 || g.warpTileN <= 0 || g.mWarp <= 0 || g.nWarp <= 0) {
             model.gemms.push_back(std::move(p));

@@ -53,6 +53,8 @@ struct WarpPartitionViewModel {
 };
 
 WarpPartitionViewModel buildWarpPartitionView(const layout::KernelPlan& kernel, const SourceManager& sources);
+// What a view's title adds for something inside a T.ws scope: "  (T.ws: threads 128..255)".
+std::string warpGroupScopeCaption(const ir::Stmt& scope);
 std::string warpPartitionViewToSvg(const WarpPartitionViewModel& model);
 
 } // namespace tb::views

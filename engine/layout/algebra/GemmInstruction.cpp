@@ -17,9 +17,6 @@ namespace {
 
 using ir::DType;
 
-bool isFp8(DType t) {
-    return t == DType::Float8E4M3 || t == DType::Float8E5M2;
-}
 bool isInt8(DType t) {
     return t == DType::Int8 || t == DType::UInt8;
 }
@@ -42,7 +39,7 @@ std::string wgmmaDtypeProblem(const GemmOperandTypes& t, int64_t K) {
     if (t.c == DType::Float16) {
         if (t.a == DType::Float16 && t.b == DType::Float16)
             return needK(16);
-        if (isFp8(t.a) && isFp8(t.b))
+        if (ir::isFloat8(t.a) && ir::isFloat8(t.b))
             return needKMajor(32);
     } else if (t.c == DType::Float32) {
         if ((t.a == DType::Float16 && t.b == DType::Float16) ||
@@ -50,7 +47,7 @@ std::string wgmmaDtypeProblem(const GemmOperandTypes& t, int64_t K) {
             return needK(16);
         if (t.a == DType::Float32 && t.b == DType::Float32)
             return needKMajor(8);
-        if (isFp8(t.a) && isFp8(t.b))
+        if (ir::isFloat8(t.a) && ir::isFloat8(t.b))
             return needKMajor(32);
     } else if (t.c == DType::Int32) {
         if (isInt8(t.a) && isInt8(t.b))
@@ -60,7 +57,7 @@ std::string wgmmaDtypeProblem(const GemmOperandTypes& t, int64_t K) {
 }
 
 bool sameFamily(DType a, DType b) {
-    return a == b || (isFp8(a) && isFp8(b)) || (isInt8(a) && isInt8(b));
+    return a == b || (ir::isFloat8(a) && ir::isFloat8(b)) || (isInt8(a) && isInt8(b));
 }
 
 } // namespace
@@ -96,7 +93,7 @@ LayoutResult<GemmInstruction> selectGemmInstruction(const Target& target, int64_
     }
     if (!sameFamily(types.a, types.b) || types.a == DType::Bool || bits > 64 ||
         !(types.a == DType::Float16 || types.a == DType::BFloat16 || types.a == DType::Float32 ||
-          types.a == DType::Float64 || isFp8(types.a) || isInt8(types.a)))
+          types.a == DType::Float64 || ir::isFloat8(types.a) || isInt8(types.a)))
         return layoutError("gemm-dtype-unsupported",
                            std::string("no tensor-core instruction multiplies ") + ir::dtypeName(types.a) +
                                " by " + ir::dtypeName(types.b),

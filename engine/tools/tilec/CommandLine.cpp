@@ -81,6 +81,20 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
             }
             return std::string(argv[++i]);
         };
+        // The option's value as a whole non-negative integer (base 0: 0x... and 0... too), or an error that
+        // names what it should have been.
+        auto needCount = [&](const char* what) -> std::optional<uint64_t> {
+            auto v = needValue(what);
+            if (!v)
+                return std::nullopt;
+            char* end = nullptr;
+            const uint64_t n = std::strtoull(v->c_str(), &end, 0);
+            if (v->empty() || !end || *end || v->front() == '-') {
+                error = arg + " needs " + what + ", got '" + *v + "'";
+                return std::nullopt;
+            }
+            return n;
+        };
         if (arg == "-h" || arg == "--help") {
             cl.command = "help";
             return cl;
@@ -137,25 +151,15 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
                 return std::nullopt;
             cl.entry = *v;
         } else if (arg == "--seed") {
-            auto v = needValue("a number");
-            if (!v)
+            auto n = needCount("a number");
+            if (!n)
                 return std::nullopt;
-            char* end = nullptr;
-            cl.seed = std::strtoull(v->c_str(), &end, 0);
-            if (!end || *end) {
-                error = "--seed needs a number, got '" + *v + "'";
-                return std::nullopt;
-            }
+            cl.seed = *n;
         } else if (arg == "--check-blocks") {
-            auto v = needValue("a number of blocks");
-            if (!v)
+            auto n = needCount("a count of blocks (0: every block)");
+            if (!n)
                 return std::nullopt;
-            char* end = nullptr;
-            cl.checkBlocks = std::strtoll(v->c_str(), &end, 10);
-            if (!end || *end || cl.checkBlocks < 0) {
-                error = "--check-blocks needs a count of blocks (0: every block), got '" + *v + "'";
-                return std::nullopt;
-            }
+            cl.checkBlocks = int64_t(*n);
         } else if (arg == "--json") {
             cl.json = true;
         } else if (arg == "--cpu") {

@@ -284,12 +284,6 @@ TEST(Numerics, CompareTensors) {
     EXPECT_FALSE(compareTensors(other, expected, 1, 1).ok());
 }
 
-} // namespace
-} // namespace tb
-
-namespace tb {
-namespace {
-
 // The bytes the GPU stores: every one of the 256 codes decodes to a value that encodes back to it (NaNs to
 // the canonical NaN), and encoding rounds like roundToFormat (e4m3 saturates, e5m2 overflows to inf).
 TEST(Numerics, Float8BytesRoundTrip) {
