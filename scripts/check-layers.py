@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a file includes from a higher layer, or when two folders include each other.
+"""Fails when a file includes from a higher layer, when two folders include each other, or when a file outside
+engine/jit includes LLVM.
 
 The layer order (docs/architecture.md), lowest first. A folder may include from its own layer's lower
 neighbours and from every lower layer, never from a higher one; folders of one layer do not include each
@@ -37,6 +38,10 @@ SAME_LAYER_ALLOWED = {
     ("engine/profile", "engine/run"),     # profiling sets a program up for launches through run
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*"((?:engine|views|app)/[^"]+)"', re.M)
+# LLVM's headers are on the whole engine's include path (the JIT's files share its unity batches), but only
+# the JIT may include them: the rest of the engine builds without LLVM.
+LLVM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](llvm(?:-c)?/[^>"]+)[>"]', re.M)
+LLVM_FOLDER = "engine/jit"
 SUFFIXES = (".h", ".cpp", ".cu", ".cuh")
 
 
@@ -66,6 +71,10 @@ def main():
                     continue
                 with open(os.path.join(repo, path), encoding="utf-8", errors="replace") as f:
                     text = f.read()
+                if source[1] != LLVM_FOLDER:
+                    for m in LLVM_INCLUDE.finditer(text):
+                        line = text.count("\n", 0, m.start()) + 1
+                        findings.append(f"{path}:{line}: includes {m.group(1)}: only {LLVM_FOLDER} uses LLVM")
                 for m in INCLUDE.finditer(text):
                     target = folder_of(m.group(1))
                     if target is None or target[1] == source[1]:

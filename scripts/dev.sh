@@ -17,7 +17,7 @@ configure_and_build() {
     # Optimized, with line tables (-g1) rather than full debug info: backtraces, perf and the sanitizers keep
     # file:line, and the build takes a third less time (configure your own Debug build to step through).
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "$@" >/dev/null
     cmake --build "$BUILD" -j "$JOBS"
 }
 
@@ -36,7 +36,11 @@ launch)
     "$BUILD/engine/tools/tilec/tilec" ir "$sample"
     ;;
 test)
-    configure_and_build
+    # The suites of tests/sanitized-suites.txt run once, in run-tests.sh's sanitizer build, unless that is
+    # skipped (TILEBENCH_SKIP_SANITIZERS=1).
+    omit=ON
+    [[ "${TILEBENCH_SKIP_SANITIZERS:-0}" == "1" ]] && omit=OFF
+    configure_and_build -DTILEBENCH_OMIT_SANITIZED_SUITES=$omit
     "$ROOT/scripts/run-tests.sh" "$BUILD"
     ;;
 *)

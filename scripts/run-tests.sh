@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of a configured build: ctest (engine, and the GUI tests under xvfb-run when the app is
-# built), then the engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# built), then the engine suites of tests/sanitized-suites.txt under AddressSanitizer +
+# UndefinedBehaviorSanitizer in a build of their own (`scripts/dev.sh test` leaves them out of the main one).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,10 +26,7 @@ if [[ "${TILEBENCH_SKIP_SANITIZERS:-0}" != "1" ]]; then
     # The engine's own suites (frontend to CPU executor, layouts, banks, diagnostics corpus, samples) under
     # AddressSanitizer + UndefinedBehaviorSanitizer. GPU, app and view suites stay in the main run.
     SAN="${BUILD}-asan"
-    # (The longest first, so that the parallel runs end together.)
-    SAN_TESTS=(tests_elaborate tests_layout_algebra tests_frontend tests_samples tests_exec tests_diagnostics
-               tests_passes tests_layout_bank tests_bank_analysis tests_ir tests_check tests_reference
-               tests_ir_golden)
+    mapfile -t SAN_TESTS < <(grep -E '^[a-z_]+$' "$ROOT/tests/sanitized-suites.txt")
     echo "== engine tests under ASan+UBSan (${SAN})"
     # Line tables only (-g1): the sanitizers' stack traces keep file:line, and the build is faster. These
     # suites do not run the CPU JIT (tests_jit and the fuzzers test it), so it is not built here.
