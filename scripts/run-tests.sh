@@ -19,6 +19,14 @@ run_ctest() {
     fi
 }
 
+# A build that leaves the sanitized suites out (scripts/dev.sh test) relies on the sanitizer run for them.
+if [[ "${TILEBENCH_SKIP_SANITIZERS:-0}" == "1" ]] &&
+    grep -q '^TILEBENCH_OMIT_SANITIZED_SUITES:BOOL=ON$' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+    echo "run-tests: $BUILD leaves out the suites of tests/sanitized-suites.txt and TILEBENCH_SKIP_SANITIZERS=1" \
+         "would run them nowhere; reconfigure it with -DTILEBENCH_OMIT_SANITIZED_SUITES=OFF" >&2
+    exit 2
+fi
+
 echo "== tests (${BUILD})"
 run_ctest "$BUILD"
 
