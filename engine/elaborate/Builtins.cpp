@@ -316,6 +316,9 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
     }
     if (path == "torch.version")
         return attr == "hip" ? Value::none() : Value::opaque(full);
+    // flash-linear-attention's l2norm_fwd, by shape (HostTensors.cpp).
+    if (full == "fla.modules.l2norm.l2norm_fwd")
+        return Value::builtin(full);
     if (path == "itertools" && (attr == "product" || attr == "chain"))
         return Value::builtin(full);
     if (path == "argparse" && attr == "ArgumentParser")

@@ -268,6 +268,9 @@ std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<Fun
     m_env = env;
     bool ok = true;
     std::vector<const ir::Var*> scalarParams;
+    // out_idx counts every parameter, scalars too (as TileLang's adapters do): the tensor index of each, or
+    // -1.
+    std::vector<int> tensorIndexOfParam;
     if (fn->params) {
         for (const ast::Param& p : *fn->params) {
             if (!p.annotation) {
@@ -280,6 +283,8 @@ std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<Fun
                 continue;
             }
             Value type = eval(*p.annotation);
+            tensorIndexOfParam.push_back(
+                type.kind == ValueKind::TensorType ? static_cast<int>(pf.params.size()) : -1);
             if (type.kind == ValueKind::TensorType) {
                 Value buf = makeTensorParam(type, p.name, p.range);
                 if (buf.kind == ValueKind::Buffer) {
@@ -315,14 +320,23 @@ std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<Fun
                 error("type-error", fn->range, "out_idx entries must be integers, not " + typeName(v));
                 continue;
             }
-            int64_t k = v.i < 0 ? v.i + static_cast<int64_t>(pf.params.size()) : v.i;
-            if (k < 0 || k >= static_cast<int64_t>(pf.params.size())) {
+            int64_t count = static_cast<int64_t>(tensorIndexOfParam.size());
+            int64_t k = v.i < 0 ? v.i + count : v.i;
+            if (k < 0 || k >= count) {
                 error("index-out-of-range", fn->range,
                       "out_idx " + std::to_string(v.i) + " is out of range for '" + fn->name + "' with " +
-                          std::to_string(pf.params.size()) + " tensor parameters");
+                          std::to_string(count) + " parameters");
                 continue;
             }
-            const_cast<ir::Buffer*>(pf.params[static_cast<size_t>(k)])->isOutput = true;
+            int tensor = tensorIndexOfParam[static_cast<size_t>(k)];
+            if (tensor < 0) {
+                error("type-error", fn->range,
+                      "out_idx " + std::to_string(v.i) + " names parameter '" + (*fn->params)[k].name +
+                          "' of '" + fn->name + "', which is a scalar, not a tensor",
+                      "out_idx lists the positions of output tensors among all of the kernel's parameters");
+                continue;
+            }
+            const_cast<ir::Buffer*>(pf.params[static_cast<size_t>(tensor)])->isOutput = true;
         }
     }
     pf.dynamicDims = m_dynamicDims;
@@ -490,9 +504,38 @@ void Interpreter::reportUndetermined(const std::string& what, const std::string&
     d.notes.push_back({declared, what});
 }
 
+// A size of a tensor that host code made with a function the evaluator does not model
+// (`generate_qkv(q, ...)[0].shape[0]`, the unpadded token count of a varlen batch): an integer, but one that
+// depends on the data.
+bool Interpreter::isUnmodelledTensorSize(const Value& passed) const {
+    if (passed.isPoison() || passed.s.rfind("error:", 0) == 0)
+        return false;
+    return passed.s.find(".shape") != std::string::npos || passed.s.find(".size(") != std::string::npos;
+}
+
+// Such a size passed as a jit parameter becomes a dynamic dim of the kernel (as if written T.dynamic(name)),
+// so the kernel is checked for every value it can take; a warning says so, and -p gives it one value.
+Value Interpreter::dataDependentDim(const std::string& name, const std::string& function, const Value& passed,
+                                    SourceRange argumentRange) {
+    std::string origin = passed.origin.valid ? sourceText(passed.origin) : std::string();
+    std::string message = "parameter '" + name + "' of '" + function + "' depends on data (";
+    message += passed.s + (origin.empty() ? "" : ", through `" + origin + "`");
+    message += "); it is compiled as a dynamic dim, valid for every value";
+    m_diagnostics.warning("data-dependent-parameter", argumentRange, message,
+                          "pass -p " + name +
+                              "=VALUE to compile it for one value, as TileLang does on each call");
+    for (const ir::Var* v : m_dynamicDims)
+        if (v->name == name)
+            return Value::symbolic(ir::makeVarRef(v, argumentRange));
+    ir::Var* dim = m_out.newVar(name, ir::DType::Int32, ir::VarKind::DynamicDim, argumentRange);
+    m_dynamicDims.push_back(dim);
+    return Value::symbolic(ir::makeVarRef(dim, argumentRange));
+}
+
 // 3. The jit parameters, into env: override > module call > the first autotune config > the def's
-// default; each is recorded with its origin. Tensor parameters of an eager body (annotated) are bound later
-// by their annotations. Returns false when a parameter has no value (after a diagnostic).
+// default > a dynamic dim for a data-dependent size; each is recorded with its origin. Tensor parameters of
+// an eager body (annotated) are bound later by their annotations. Returns false when a parameter has no
+// value (after a diagnostic).
 bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
                                     const std::map<std::string, std::vector<std::string>>& annotated,
                                     Env* env, std::set<std::string>& usedOverrides) {
@@ -553,6 +596,10 @@ bool Interpreter::bindJitParameters(const std::shared_ptr<FunctionData>& entry,
         if (!value && k < entry->defaults.size() && entry->defaults[k] && !entry->defaults[k]->isInert()) {
             value = *entry->defaults[k];
             sp.origin = ir::ParamOrigin::Default;
+        }
+        if (!value && undetermined && isUnmodelledTensorSize(undetermined->first)) {
+            value = dataDependentDim(p.name, entry->name, undetermined->first, undetermined->second);
+            sp.origin = ir::ParamOrigin::DataDependent;
         }
         if (!value) {
             sp.origin = ir::ParamOrigin::Required;

@@ -2,6 +2,7 @@
 // stack), tensor attributes and methods that keep or change the shape (to, cuda, half, view, permute,
 // transpose, unsqueeze, new_zeros, ...), subscripts and element-wise arithmetic with broadcasting. Anything
 // that needs the data of a tensor is a host value that says so (HostTensors.h).
+// flash-linear-attention's l2norm_fwd is modelled the same way.
 #include "engine/elaborate/HostTensors.h"
 
 #include "engine/elaborate/Primitives.h"
@@ -674,6 +675,26 @@ Value tensorMethod(Interpreter& in, PrimitiveCall& call) {
     return Value::opaque(call.name + "(...)");
 }
 
+// fla.modules.l2norm.l2norm_fwd(x, eps=1e-6, output_dtype=None) from flash-linear-attention, which linear
+// attention programs call on q and k before the kernel: (y, rstd), y of x's shape (in output_dtype when
+// given) and rstd of x's shape without its last dim, in float32.
+Value flaL2normForward(Interpreter& in, PrimitiveCall& call) {
+    if (call.args.positional.empty() || !isTensor(call.args.positional[0]))
+        return Value::opaque(call.name + "(...)");
+    const Value& x = call.args.positional[0];
+    Value dtype = tensorDType(x);
+    if (const Value* out = keyword(call, "output_dtype"); out && out->kind != ValueKind::None)
+        dtype = *out;
+    else if (call.args.positional.size() > 2 && call.args.positional[2].kind != ValueKind::None)
+        dtype = call.args.positional[2];
+    std::vector<Value> rows = tensorShape(x);
+    if (rows.empty())
+        return in.error("value-error", call.at(0), "l2norm_fwd() needs a tensor of at least one dim");
+    rows.pop_back();
+    return Value::tuple(
+        {withDType(x, dtype), makeTensor(rows, Value::dtypeOf(ir::DType::Float32), tensorDevice(x))});
+}
+
 } // namespace
 
 bool isTensor(const Value& v) {
@@ -790,6 +811,7 @@ std::span<const PrimitiveRow> torchTensors() {
         {"torch.cuda.synchronize", torchCuda},
         {"torch.cuda.manual_seed", torchCuda},
         {"tensor.", tensorMethod},
+        {"fla.modules.l2norm.l2norm_fwd", flaL2normForward},
     };
     return rows;
 }

@@ -1755,6 +1755,8 @@ Flow Interpreter::execIf(const ast::Stmt& s) {
     ir::ExprPtr cond = toExpr(test, s.test->range, "condition");
     if (!cond)
         return Flow::Normal;
+    if (Flow flow; execThreadRangeIf(s, cond, flow))
+        return flow;
     ++m_symbolicIfDepth;
     m_trace->emit.emplace_back();
     Flow f1 = execBlock(s.body);

@@ -163,6 +163,10 @@ public:
     // A T.ws(...) value as the scope it opens; nullopt for any other value.
     std::optional<WarpGroupScope> warpGroupScope(const Value& v, SourceRange range);
     Flow execWarpGroups(const ast::Stmt& s, const WarpGroupScope& scope);
+    Flow execWarpGroups(const std::vector<ast::StmtPtr>& statements, SourceRange range,
+                        const WarpGroupScope& scope);
+    // `if tx < 128: ... else: ...` over T.get_thread_binding(): the branches as T.ws scopes.
+    bool execThreadRangeIf(const ast::Stmt& s, const ir::ExprPtr& cond, Flow& flow);
     Flow execKernelFor(const ast::Stmt& s, const Value& iter);
     void storeElement(const Value& base, const Value& index, const Value& value, SourceRange range);
     Value loadElement(ir::Buffer* buffer, const std::vector<Value>& indices, SourceRange range);
@@ -237,6 +241,9 @@ private:
     std::shared_ptr<FunctionData> chooseEntry(const ElaborateOptions& options, SourceRange fileStart);
     bool evaluateOverrides(const ElaborateOptions& options, SourceRange fileStart);
     std::shared_ptr<DictData> firstAutotuneConfig(const std::shared_ptr<FunctionData>& entry);
+    bool isUnmodelledTensorSize(const Value& passed) const;
+    Value dataDependentDim(const std::string& name, const std::string& function, const Value& passed,
+                           SourceRange argumentRange);
     void reportUndetermined(const std::string& what, const std::string& name, SourceRange declared,
                             const Value& passed, SourceRange argumentRange);
     bool bindJitParameters(const std::shared_ptr<FunctionData>& entry,

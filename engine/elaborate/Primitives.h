@@ -14,7 +14,7 @@
 //   HostMath.cpp       the math module
 //   HostMethods.cpp    methods of str, list, tuple, dict, int and float
 //   HostLibraries.cpp  argparse, tilelang's host side (jit, compile, autotune, get_num_sms), functools
-//   HostTensors.cpp    torch: tensors as shape, dtype and device (HostTensors.h)
+//   HostTensors.cpp    torch (and fla's l2norm_fwd): tensors as shape, dtype and device (HostTensors.h)
 //   HostClasses.cpp    classes in host code, torch.autograd.Function.apply
 // Interpreter::callTileOp and Interpreter::callHostBuiltin (PrimitiveTable.cpp) look names up in these
 // tables. Adding a primitive is one handler and one table row.

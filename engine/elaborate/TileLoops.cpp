@@ -150,25 +150,30 @@ Flow Interpreter::execWith(const ast::Stmt& s) {
 
 // The body of `with T.ws(...)`, as a WarpGroups statement over the scope's threads.
 Flow Interpreter::execWarpGroups(const ast::Stmt& s, const WarpGroupScope& scope) {
+    return execWarpGroups(s.body, s.range, scope);
+}
+
+Flow Interpreter::execWarpGroups(const std::vector<ast::StmtPtr>& statements, SourceRange range,
+                                 const WarpGroupScope& scope) {
     if (scope.groups.empty())
         return Flow::Normal; // reported
     KernelFrame& frame = m_trace->kernels.back();
     if (frame.inWarpGroups) {
-        error("unsupported-construct", s.range, "T.ws scopes cannot be nested",
+        error("unsupported-construct", range, "T.ws scopes cannot be nested",
               "close the outer T.ws scope first; one scope may name several warpgroups: T.ws(0, 1)");
         return Flow::Normal;
     }
     frame.inWarpGroups = true;
     m_trace->emit.emplace_back();
-    Flow flow = execBlock(s.body);
+    Flow flow = execBlock(statements);
     std::vector<ir::StmtPtr> body = std::move(m_trace->emit.back());
     m_trace->emit.pop_back();
     m_trace->kernels.back().inWarpGroups = false;
-    auto node = ir::makeStmt(ir::StmtKind::WarpGroups, s.range);
+    auto node = ir::makeStmt(ir::StmtKind::WarpGroups, range);
     node->warpGroups = scope.groups;
     node->firstThread = scope.firstThread;
     node->threadCount = scope.threadCount;
-    node->body = ir::makeSeq(std::move(body), s.range);
+    node->body = ir::makeSeq(std::move(body), range);
     emit(node);
     return flow;
 }

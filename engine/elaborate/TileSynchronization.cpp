@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::elab {
@@ -229,6 +230,106 @@ std::optional<WarpGroupScope> Interpreter::warpGroupScope(const Value& v, Source
     scope.firstThread = scope.groups.front() * kWarpGroupThreads;
     scope.threadCount = int64_t(scope.groups.size()) * kWarpGroupThreads;
     return scope;
+}
+
+namespace {
+
+// The threads [first, last) of the block that a condition over T.get_thread_binding() admits, when it is a
+// comparison of the thread index with a constant or a conjunction of such (`128 <= tx < 256`).
+std::optional<std::pair<int64_t, int64_t>> threadInterval(const ir::ExprPtr& e, int64_t threads) {
+    if (!e)
+        return std::nullopt;
+    if (e->kind == ir::ExprKind::Cast)
+        return threadInterval(e->operands[0], threads);
+    if (e->kind != ir::ExprKind::Binary)
+        return std::nullopt;
+    if (e->binaryOp == ir::BinaryOp::LogicalAnd) {
+        auto a = threadInterval(e->operands[0], threads);
+        auto b = threadInterval(e->operands[1], threads);
+        if (!a || !b)
+            return std::nullopt;
+        return std::make_pair(std::max(a->first, b->first), std::min(a->second, b->second));
+    }
+    if (!ir::isComparison(e->binaryOp))
+        return std::nullopt;
+    auto isThread = [](const ir::ExprPtr& x) {
+        return x->kind == ir::ExprKind::VarRef && x->var->kind == ir::VarKind::ThreadIndex;
+    };
+    ir::BinaryOp op = e->binaryOp;
+    ir::ExprPtr tx = e->operands[0], bound = e->operands[1];
+    if (!isThread(tx)) {
+        std::swap(tx, bound); // c < tx is tx > c
+        switch (op) {
+        case ir::BinaryOp::Lt:
+            op = ir::BinaryOp::Gt;
+            break;
+        case ir::BinaryOp::Le:
+            op = ir::BinaryOp::Ge;
+            break;
+        case ir::BinaryOp::Gt:
+            op = ir::BinaryOp::Lt;
+            break;
+        case ir::BinaryOp::Ge:
+            op = ir::BinaryOp::Le;
+            break;
+        default:
+            break;
+        }
+    }
+    std::optional<int64_t> c = ir::constantInt(bound);
+    if (!isThread(tx) || !c)
+        return std::nullopt;
+    switch (op) {
+    case ir::BinaryOp::Lt:
+        return std::make_pair(int64_t(0), *c);
+    case ir::BinaryOp::Le:
+        return std::make_pair(int64_t(0), *c + 1);
+    case ir::BinaryOp::Gt:
+        return std::make_pair(*c + 1, threads);
+    case ir::BinaryOp::Ge:
+        return std::make_pair(*c, threads);
+    default:
+        return std::nullopt;
+    }
+}
+
+WarpGroupScope scopeOfThreads(int64_t first, int64_t last) {
+    WarpGroupScope scope;
+    for (int64_t g = first / kWarpGroupThreads; g < last / kWarpGroupThreads; ++g)
+        scope.groups.push_back(g);
+    scope.firstThread = first;
+    scope.threadCount = last - first;
+    return scope;
+}
+
+} // namespace
+
+// TileLang infers the threads a branch over the thread index runs on and lays out the tile ops inside for
+// those threads alone (a gemm under `if tx < 128` of a 256-thread kernel is partitioned over 4 warps). When
+// the branch's threads are whole warpgroups, that is exactly a T.ws scope, so the branches become WarpGroups
+// statements: `if tx >= 128: A else: B` is `T.ws(1): A` then `T.ws(0): B`. Other conditions stay an if.
+bool Interpreter::execThreadRangeIf(const ast::Stmt& s, const ir::ExprPtr& cond, Flow& flow) {
+    if (m_trace->kernels.empty() || m_trace->kernels.back().inWarpGroups)
+        return false;
+    const int64_t threads = m_trace->kernels.back().threadCount;
+    auto interval = threadInterval(cond, threads);
+    if (!interval)
+        return false;
+    auto [first, last] = *interval;
+    first = std::max<int64_t>(first, 0);
+    last = std::min(last, threads);
+    const bool aligned = first % kWarpGroupThreads == 0 && last % kWarpGroupThreads == 0;
+    // The else branch must be one range of threads too: the branch takes a prefix or a suffix of the block.
+    const bool complementIsOneRange = first == 0 || last == threads;
+    if (!aligned || first >= last || (first == 0 && last == threads) || !complementIsOneRange)
+        return false;
+    Flow thenFlow = execWarpGroups(s.body, s.range, scopeOfThreads(first, last));
+    Flow elseFlow = Flow::Normal;
+    if (!s.orelse.empty())
+        elseFlow = execWarpGroups(s.orelse, s.range,
+                                  first == 0 ? scopeOfThreads(last, threads) : scopeOfThreads(0, first));
+    flow = thenFlow == Flow::Halt || elseFlow == Flow::Halt ? Flow::Halt : Flow::Normal;
+    return true;
 }
 
 std::span<const PrimitiveRow> synchronizationPrimitives() {

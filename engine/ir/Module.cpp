@@ -14,6 +14,8 @@ const char* paramOriginName(ParamOrigin origin) {
         return "autotune";
     case ParamOrigin::Override:
         return "override";
+    case ParamOrigin::DataDependent:
+        return "data-dependent";
     case ParamOrigin::Required:
         return "required";
     }

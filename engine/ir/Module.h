@@ -26,11 +26,12 @@ struct PrimFunc {
 };
 
 enum class ParamOrigin {
-    Default,    // the jit function's own default
-    ModuleCall, // the first call of the jit function in the module or in main()
-    Autotune,   // the first config of the jit function's @autotune(configs=...)
-    Override,   // given by the user (tilec -p, the app's parameters panel)
-    Required,   // no value anywhere: elaboration reports it
+    Default,       // the jit function's own default
+    ModuleCall,    // the first call of the jit function in the module or in main()
+    Autotune,      // the first config of the jit function's @autotune(configs=...)
+    Override,      // given by the user (tilec -p, the app's parameters panel)
+    DataDependent, // a size host code computes from data: compiled as a dynamic dim of the same name
+    Required,      // no value anywhere: elaboration reports it
 };
 
 const char* paramOriginName(ParamOrigin origin);

@@ -875,26 +875,38 @@ private:
         drain(InferenceLevel::Common);
     }
 
+    // An undecided loop or copy over fragments; `following`: one that accesses a fragment whose layout is
+    // known, so it can follow it instead of taking a default partition.
+    bool undecided(const Op& op, bool following) const {
+        if ((op.kind != OpKind::Parallel && op.kind != OpKind::Copy) || op.loopLayout || op.loopShape.empty())
+            return false;
+        bool touchesFragment = false, touchesKnown = false;
+        for (const FragAccess& a : op.accesses) {
+            touchesFragment = touchesFragment || !a.opaque;
+            touchesKnown = touchesKnown || (!a.opaque && m_known.count(a.buffer));
+        }
+        return following ? touchesKnown : touchesFragment;
+    }
+
     void freeLevel() {
-        for (size_t round = 0; round < m_ops.size() + 1; ++round) {
-            bool changed = false;
-            for (size_t i = 0; i < m_ops.size(); ++i) {
-                Op& op = m_ops[i];
-                if ((op.kind != OpKind::Parallel && op.kind != OpKind::Copy) || op.loopLayout ||
-                    op.loopShape.empty())
-                    continue;
-                bool touchesFragment = false;
-                for (const FragAccess& a : op.accesses)
-                    touchesFragment = touchesFragment || !a.opaque;
-                if (!touchesFragment)
-                    continue;
-                inferLoop(op, InferenceLevel::Free);
-                drain(InferenceLevel::Common);
-                changed = true;
-                break; // program order again: what this decided may settle later ops at the common level
+        for (size_t round = 0; round < 2 * m_ops.size() + 1; ++round) {
+            // Loops that can follow a known fragment go first, in program order; only when none is left does
+            // the first undecided one take a default partition. A default taken early would be imposed on
+            // fragments a later loop reads together with a laid-out one (a row max copied in from shared
+            // memory, then combined with a reduction's result): TileLang tries each op of a component as the
+            // root and keeps an ordering that does not conflict, which in such a case is this one.
+            std::optional<size_t> next;
+            for (bool following : {true, false}) {
+                for (size_t i = 0; i < m_ops.size() && !next; ++i)
+                    if (undecided(m_ops[i], following))
+                        next = i;
+                if (next)
+                    break;
             }
-            if (!changed)
+            if (!next)
                 break;
+            inferLoop(m_ops[*next], InferenceLevel::Free);
+            drain(InferenceLevel::Common);
         }
         // Fragments no op could decide (only filled, or read through opaque indices): the default
         // partition of their shape.

@@ -83,6 +83,28 @@ std::string instructionTheDeviceWouldUse(const PassContext& context, int64_t M, 
     return "wgmma m64n" + std::to_string(grid->atomN) + "k" + std::to_string(wgmma->k);
 }
 
+// A gemm that the device would issue with wgmma but that mma.sync issues here (the portable backend on a
+// wgmma device, or an operand slice on the hopper backend) keeps wgmma's warps when each warpgroup covers one
+// 64-row atom of M: four warps of 16 rows each, stacked along M, then hold exactly wgmma's accumulator, the
+// fragment TileLang lays out for the gemm. A gemm beside a wgmma on the same accumulator then agrees with it.
+std::optional<layout::WarpGrid> wgmmaShapedMmaGrid(const PassContext& context, int64_t M, int64_t N,
+                                                   int64_t K, int64_t numWarps,
+                                                   const layout::GemmOperandTypes& types,
+                                                   layout::GemmWarpPolicy policy,
+                                                   const layout::GemmInstruction& mma) {
+    const Target& device = context.target.hasWgmma ? context.target : context.device;
+    if (mma.kind != layout::GemmInstructionKind::MmaSync || !device.hasWgmma || context.options.disableWgmma)
+        return std::nullopt;
+    auto wgmma = layout::selectGemmInstruction(device, M, N, K, numWarps, types);
+    if (!wgmma || wgmma->kind != layout::GemmInstructionKind::Wgmma)
+        return std::nullopt;
+    auto wgmmaGrid = layout::computeWarpGrid(M, N, numWarps, policy, *wgmma);
+    if (!wgmmaGrid || wgmmaGrid->atomsM != 1)
+        return std::nullopt;
+    auto grid = layout::warpGridOf(M, N, wgmmaGrid->mWarp, wgmmaGrid->nWarp, mma);
+    return grid ? std::optional<layout::WarpGrid>(*grid) : std::nullopt;
+}
+
 } // namespace
 
 void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassContext& context,
@@ -127,6 +149,9 @@ void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                                              "; emitting mma.sync: " + backendName(context.backend) +
                                              " backend (" + instruction->reason + ")";
             auto grid = layout::computeWarpGrid(M, N, numWarps, toLayoutPolicy(s.policy), *instruction);
+            if (auto shaped = wgmmaShapedMmaGrid(context, M, N, K, numWarps, types, toLayoutPolicy(s.policy),
+                                                 *instruction))
+                grid = *shaped;
             if (!grid) {
                 reportLayoutError(diagnostics, grid.error(), s.range);
                 return;

@@ -112,6 +112,19 @@ LayoutResult<WarpGrid> computeWarpGrid(int64_t M, int64_t N, int64_t numWarps, G
                 (wgmma ? " (warpgroups of 4 warps along M, 64 rows each)" : " (16x8 per warp)"),
             wgmma ? "make M a multiple of 64 per warpgroup, or change the thread count"
                   : "change the tile shape or the thread count");
+    return warpGridOf(M, N, mWarp, nWarp, instruction);
+}
+
+LayoutResult<WarpGrid> warpGridOf(int64_t M, int64_t N, int64_t mWarp, int64_t nWarp,
+                                  const GemmInstruction& instruction) {
+    const bool wgmma = instruction.kind == GemmInstructionKind::Wgmma;
+    if (mWarp < 1 || nWarp < 1 || M % (kMPerWarp * mWarp) != 0 || N % (kNPerWarp * nWarp) != 0 ||
+        (wgmma && mWarp % 4 != 0))
+        return layoutError("no-valid-warp-partition",
+                           "a " + std::to_string(M) + "x" + std::to_string(N) + " " +
+                               gemmInstructionKindName(instruction.kind) + " tile cannot be split over " +
+                               std::to_string(mWarp) + "x" + std::to_string(nWarp) + " warps",
+                           "change the tile shape or the thread count");
     WarpGrid grid;
     grid.instruction = instruction.kind;
     grid.M = M;

@@ -42,6 +42,10 @@ struct WarpGrid {
 LayoutResult<WarpGrid> computeWarpGrid(int64_t M, int64_t N, int64_t numWarps, GemmWarpPolicy policy,
                                        const GemmInstruction& instruction);
 
+// The grid of exactly mWarp x nWarp warps (wgmma: mWarp a multiple of 4), when they split M x N evenly.
+LayoutResult<WarpGrid> warpGridOf(int64_t M, int64_t N, int64_t mWarp, int64_t nWarp,
+                                  const GemmInstruction& instruction);
+
 // wgmma's N per instruction for a warpgroup tile of width warpTileN: the largest multiple of 16 <= 256 that
 // divides it when warpTileN % 16 == 0, else gcd(warpTileN, 256).
 int64_t selectWgmmaInstN(int64_t warpTileN);

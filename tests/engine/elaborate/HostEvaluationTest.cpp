@@ -197,7 +197,7 @@ TEST(HostEvaluation, UndeterminableValueNamesTheParameterAndItsOrigin) {
                                                   "def main():\n"
                                                   "    q = torch.randn(8, 64)\n"
                                                   "    q_unpad, k_unpad = generate_qkv(q)\n"
-                                                  "    total = q_unpad.shape[0]\n"
+                                                  "    total = q_unpad.numel() // 64\n"
                                                   "    kernel = scale(total, q.shape[1])\n"
                                                   "main()\n");
     EXPECT_FALSE(e->module);
@@ -205,7 +205,7 @@ TEST(HostEvaluation, UndeterminableValueNamesTheParameterAndItsOrigin) {
     const Diagnostic* d = e->first("missing-parameter");
     EXPECT_EQ(d->message,
               "cannot determine parameter 'M' of 'scale': `total` depends on `generate_qkv`, which "
-              "TileBench's host evaluator does not model (varlen_utils.generate_qkv(...).shape[...])");
+              "TileBench's host evaluator does not model (varlen_utils.generate_qkv(...).numel(...))");
     EXPECT_EQ(d->hint, "pass -p M=VALUE");
     ASSERT_EQ(d->notes.size(), 2u);
     LineCol origin = e->sources.file(e->file).lineCol(d->notes[0].range.begin);
@@ -216,6 +216,54 @@ TEST(HostEvaluation, UndeterminableValueNamesTheParameterAndItsOrigin) {
     auto fixed = elaborateText(e->sources.file(e->file).text(), options);
     ASSERT_TRUE(fixed->module) << fixed->report();
     EXPECT_EQ(paramText(*fixed, "N"), "64");
+}
+
+// A size of a tensor made by a function the evaluator does not model (the unpadded token count of a varlen
+// batch) is data: the kernel is compiled with it as a dynamic dim, valid for every value, and a warning
+// says so; -p gives it one value, as TileLang's call does.
+TEST(HostEvaluation, DataDependentSizeBecomesADynamicDim) {
+    auto e = elaborateText(std::string(kKernel) + "from varlen_utils import generate_qkv\n"
+                                                  "\n"
+                                                  "def main():\n"
+                                                  "    q = torch.randn(8, 64)\n"
+                                                  "    q_unpad, k_unpad = generate_qkv(q)\n"
+                                                  "    kernel = scale(q_unpad.shape[0], q.shape[1])\n"
+                                                  "main()\n");
+    ASSERT_TRUE(e->module) << e->report();
+    ASSERT_EQ(e->codes(), std::vector<std::string>{"data-dependent-parameter@21:20"}) << e->report();
+    EXPECT_EQ(e->first("data-dependent-parameter")->hint,
+              "pass -p M=VALUE to compile it for one value, as TileLang does on each call");
+    ASSERT_NE(e->param("M"), nullptr);
+    EXPECT_EQ(e->param("M")->origin, ir::ParamOrigin::DataDependent);
+    EXPECT_EQ(paramText(*e, "N"), "64");
+    const ir::PrimFunc& func = e->module->funcs[0];
+    ASSERT_EQ(func.dynamicDims.size(), 1u);
+    EXPECT_EQ(func.dynamicDims[0]->name, "M");
+    EXPECT_EQ(func.params[0]->shape[0]->kind, ir::ExprKind::VarRef); // A is (M, 64)
+
+    ElaborateOptions options;
+    options.overrides = {{"M", "512"}};
+    auto fixed = elaborateText(e->sources.file(e->file).text(), options);
+    ASSERT_TRUE(fixed->module) << fixed->report();
+    EXPECT_TRUE(fixed->codes().empty()) << fixed->report();
+    EXPECT_TRUE(fixed->module->funcs[0].dynamicDims.empty());
+}
+
+// Linear-attention programs normalize q and k with flash-linear-attention's l2norm_fwd before the kernel:
+// (y, rstd), y of the input's shape.
+TEST(HostEvaluation, FlaL2normForwardKeepsTheShape) {
+    auto e = elaborateText(std::string(kKernel) +
+                           "from fla.modules.l2norm import l2norm_fwd\n"
+                           "\n"
+                           "def main():\n"
+                           "    q = torch.randn(2, 96, 64, device=\"cuda\", dtype=torch.float16)\n"
+                           "    q, rstd = l2norm_fwd(q)\n"
+                           "    B, S, D = q.shape\n"
+                           "    kernel = scale(B * S, rstd.shape[1] // 3 + D)\n"
+                           "main()\n");
+    ASSERT_TRUE(e->module) << e->report();
+    EXPECT_EQ(paramText(*e, "M"), "192");
+    EXPECT_EQ(paramText(*e, "N"), "96"); // rstd is (2, 96): 96 // 3 + 64
 }
 
 TEST(HostEvaluation, LiteralTensorValuesAreKnown) {

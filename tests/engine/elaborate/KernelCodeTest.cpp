@@ -204,6 +204,25 @@ kernel = tilelang.compile(add, out_idx=[2])
     EXPECT_TRUE(e->module->funcs[0].params[2]->isOutput);
 }
 
+// out_idx counts every parameter of the kernel, scalars too, as TileLang's adapters do.
+TEST(KernelCode, OutIdxCountsScalarParameters) {
+    const std::string kernel = std::string(kHeader) + R"(
+@T.prim_func
+def scale(A: T.Tensor((256,), "float32"), n: T.int32, B: T.Tensor((256,), "float32")):
+    with T.Kernel(2, threads=128) as bx:
+        for i in T.Parallel(128):
+            B[bx * 128 + i] = A[bx * 128 + i] * n
+)";
+    auto e = elaborateText(kernel + "kernel = tilelang.compile(scale, out_idx=[2])\n");
+    ASSERT_TRUE(e->module) << e->report();
+    EXPECT_FALSE(e->module->funcs[0].params[0]->isOutput);
+    EXPECT_TRUE(e->module->funcs[0].params[1]->isOutput); // B, the second tensor
+    auto scalar = elaborateText(kernel + "kernel = tilelang.compile(scale, out_idx=[1])\n");
+    const Diagnostic* d = scalar->first("type-error");
+    ASSERT_NE(d, nullptr) << scalar->report();
+    EXPECT_EQ(d->message, "out_idx 1 names parameter 'n' of 'scale', which is a scalar, not a tensor");
+}
+
 TEST(KernelCode, EntryOptionPicksAmongSeveralKernels) {
     std::string text = std::string(kHeader) + R"(
 @T.prim_func
