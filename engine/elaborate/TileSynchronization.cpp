@@ -348,6 +348,8 @@ std::span<const PrimitiveRow> synchronizationPrimitives() {
         {"warpgroup_wait", orderingHint},
         {"fence_proxy_async", orderingHint},
         {"set_max_nreg", orderingHint},
+        {"ptx_commit_group", orderingHint},
+        {"ptx_wait_group", orderingHint},
     };
     return rows;
 }

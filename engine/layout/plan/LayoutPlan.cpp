@@ -91,6 +91,14 @@ void KernelPlan::findWarpGroupScopes() {
             const bool sameThreads =
                 other == scope || (other && scope && other->firstThread == scope->firstThread &&
                                    other->threadCount == scope->threadCount);
+            // A per-thread array or scalar has no layout over the threads: every thread has its own, so
+            // one set by the whole block (a count read from global memory) serves any scope. It belongs to
+            // the block then.
+            const bool perThread = b->scope != ir::MemoryScope::Fragment;
+            if (!sameThreads && perThread) {
+                known->second = nullptr;
+                return;
+            }
             if (!sameThreads && mixed.insert(b).second)
                 mixedScopeBuffers.push_back(b);
         });

@@ -7,7 +7,9 @@
 #include "tests/engine/passes/PassTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tb::passtest {
 namespace {
@@ -80,6 +82,22 @@ TEST(ThreadBranch, OtherConditionsStayAnIf) {
     EXPECT_TRUE(scopes.empty());
     ASSERT_FALSE(p->kernel().gemms.empty()) << p->diagnosticsText();
     EXPECT_EQ(p->kernel().threadsOf(p->kernel().gemms[0].gemm), 256);
+}
+
+// A per-thread scalar that the whole block sets (a count read from global memory) serves either branch: every
+// thread has its own. A fragment cannot be shared that way (WarpGroupCodegenTest).
+TEST(ThreadBranch, APerThreadScalarSetByTheBlockServesEveryScope) {
+    std::string text = kBranchOverThreads;
+    text.replace(text.find("        tx = T.get_thread_binding()\n"), 0,
+                 "        n = T.alloc_var(\"int32\")\n        n = 2\n");
+    text.replace(
+        text.find("            T.copy(C_local, C)\n"), 0,
+        "            for i, j in T.Parallel(64, 64):\n                C_local[i, j] = C_local[i, j] * n\n");
+    text.replace(text.find("            T.copy(B, B_shared)\n"), 0,
+                 "            if n > 1:\n                T.copy(A, B_shared)\n");
+    auto p = planOn(text, targetSm90a(), Backend::Hopper);
+    EXPECT_FALSE(planFailed(*p)) << p->diagnosticsText();
+    EXPECT_EQ(p->diagnosticsText().find("fragment-across-warp-groups"), std::string::npos);
 }
 
 const char* const kGemm64 = R"(import tilelang.language as T
