@@ -600,8 +600,14 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
     }
     switch (s.kind) {
     case StmtKind::Seq:
-        for (const auto& c : s.stmts)
-            emitSeqOrStmt(c, depth + 1);
+        for (size_t k = 0; k < s.stmts.size(); ++k) {
+            if (size_t run = concurrentScopeRun(s.stmts, k)) {
+                emitConcurrentScopes(s.stmts, k, run, depth + 1);
+                k += run - 1;
+                continue;
+            }
+            emitSeqOrStmt(s.stmts[k], depth + 1);
+        }
         return;
     case StmtKind::Kernel:
         error("codegen-nested-kernel", s.range, "a T.Kernel inside another kernel");

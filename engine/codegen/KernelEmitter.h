@@ -92,7 +92,12 @@ private:
     void emitPrint(const ir::Stmt& s);
     // The program's T.ws scopes and mbarriers (WarpGroupLowering.cpp).
     void declareBarriers();
-    void emitWarpGroups(const ir::Stmt& s, int depth);
+    // entrySynced: the caller already ordered what the block did before (a run of concurrent scopes).
+    void emitWarpGroups(const ir::Stmt& s, int depth, bool entrySynced = false);
+    // Consecutive T.ws scopes over disjoint threads that order their shared accesses with the program's
+    // mbarriers, from stmts[first]; returns how many (0 when stmts[first] is not one).
+    size_t concurrentScopeRun(const std::vector<ir::StmtPtr>& stmts, size_t first) const;
+    void emitConcurrentScopes(const std::vector<ir::StmtPtr>& stmts, size_t first, size_t count, int depth);
     void emitBarrierOp(const ir::Stmt& s);
 
     // ---- shared-memory synchronization ----

@@ -53,18 +53,74 @@ void KernelEmitter::declareBarriers() {
     line("__syncthreads(); // the mbarriers are initialized before any thread uses them");
 }
 
-void KernelEmitter::emitWarpGroups(const Stmt& s, int depth) {
+namespace {
+
+bool usesMbarriers(const Stmt& scope) {
+    bool found = false;
+    if (scope.body)
+        ir::walkStmts(*scope.body, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+            found = found || s.kind == ir::StmtKind::Barrier;
+        });
+    return found;
+}
+
+} // namespace
+
+// A producer scope and a consumer scope that order their shared accesses with the program's mbarriers (the
+// producer waits for a stage to be released before it refills it, the consumer waits for it to be filled)
+// must run at the same time: a block barrier between them would leave the producer waiting for a release
+// that the consumer, held at the barrier, never makes. Such a run of sibling scopes is synchronized once
+// before its first scope, where every thread passes, and not between its scopes; mbarrier arrive and wait
+// order the accesses in between (release and acquire at CTA scope), as TileLang trusts them to.
+size_t KernelEmitter::concurrentScopeRun(const std::vector<ir::StmtPtr>& stmts, size_t first) const {
+    if (m_scope)
+        return 0;
+    size_t count = 0;
+    for (size_t k = first; k < stmts.size(); ++k) {
+        const ir::StmtPtr& s = stmts[k];
+        if (!s || s->kind != ir::StmtKind::WarpGroups || !usesMbarriers(*s))
+            break;
+        bool disjoint = true;
+        for (size_t j = first; j < k; ++j)
+            disjoint = disjoint && (stmts[j]->firstThread + stmts[j]->threadCount <= s->firstThread ||
+                                    s->firstThread + s->threadCount <= stmts[j]->firstThread);
+        if (!disjoint)
+            break;
+        ++count;
+    }
+    return count >= 2 ? count : 0;
+}
+
+void KernelEmitter::emitConcurrentScopes(const std::vector<ir::StmtPtr>& stmts, size_t first, size_t count,
+                                         int depth) {
+    BufferSet reads, writes;
+    for (size_t k = first; k < first + count; ++k)
+        if (stmts[k]->body)
+            ir::sharedEffects(*stmts[k]->body, reads, writes);
+    syncFor(reads, writes);
+    waitForAsyncCopies();
+    comment("the next " + std::to_string(count) +
+                " T.ws scopes run concurrently, ordered by the program's mbarriers (no block barrier between "
+                "them)",
+            stmts[first]->range);
+    for (size_t k = first; k < first + count; ++k)
+        emitWarpGroups(*stmts[k], depth, true);
+}
+
+void KernelEmitter::emitWarpGroups(const Stmt& s, int depth, bool entrySynced) {
     if (m_scope) {
         error("codegen-nested-warp-groups", s.range, "T.ws scopes cannot be nested");
         return;
     }
     // What the block did before is ordered here, where every thread passes, not inside the branch; the
     // scope's accesses then stay pending for what follows it (syncFor records them).
-    BufferSet reads, writes;
-    if (s.body)
-        ir::sharedEffects(*s.body, reads, writes);
-    syncFor(reads, writes);
-    waitForAsyncCopies();
+    if (!entrySynced) {
+        BufferSet reads, writes;
+        if (s.body)
+            ir::sharedEffects(*s.body, reads, writes);
+        syncFor(reads, writes);
+        waitForAsyncCopies();
+    }
     const std::string first = std::to_string(s.firstThread);
     const std::string last = std::to_string(s.firstThread + s.threadCount);
     open("if (" + m_tx + " >= " + first + " && " + m_tx + " < " + last + ")", s.range);

@@ -94,6 +94,31 @@ TEST(WarpGroupCodegen, SynchronizationInsideAScopeIsANamedBarrierOverItsThreads)
     }
 }
 
+// barrierpipe_stage2's producer waits for a stage to be released before it refills it: its scope and the
+// consumer's run at the same time, synchronized once before them and not between them (a block barrier
+// there would hold the consumer while the producer waits for it). copy_gemm_0_1's scopes use no mbarriers
+// and keep the block barrier that orders them.
+TEST(WarpGroupCodegen, ScopesOrderedByMbarriersRunConcurrently) {
+    PlannedProgram p =
+        planCorpusProgram(corpusFile("barrierpipe_stage2"), {{"M", "256"}, {"N", "256"}, {"K", "512"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    const std::string cuda = cudaOf(p);
+    const size_t run = cuda.find("T.ws scopes run concurrently, ordered by the program's mbarriers");
+    ASSERT_NE(run, std::string::npos) << cuda;
+    const size_t producer = cuda.find("// T.ws: warpgroup(s) of threads 128..255", run);
+    const size_t consumer = cuda.find("// T.ws: warpgroup(s) of threads 0..127", producer);
+    ASSERT_NE(producer, std::string::npos);
+    ASSERT_NE(consumer, std::string::npos);
+    EXPECT_EQ(cuda.substr(producer, consumer - producer).find("__syncthreads"), std::string::npos)
+        << cuda.substr(producer, consumer - producer);
+    EXPECT_NE(cuda.rfind("__syncthreads", run), std::string::npos) << "one block barrier before the run";
+
+    PlannedProgram plain =
+        planCorpusProgram(corpusFile("copy_gemm_0_1"), {{"M", "256"}, {"N", "256"}, {"K", "256"}});
+    ASSERT_TRUE(plain.ok()) << plain.planErrors;
+    EXPECT_EQ(cudaOf(plain).find("run concurrently"), std::string::npos);
+}
+
 TEST(WarpGroupCodegen, TheHandPipelinedLoopRunsSerially) {
     PlannedProgram p =
         planCorpusProgram(corpusFile("softpipe_stage2"), {{"M", "256"}, {"N", "256"}, {"K", "256"}});
