@@ -132,7 +132,8 @@ def capture_program(args, rel):
             raise RuntimeError(child.stderr.strip()[-1500:])
         entry["funcs"] = json.loads(child.stdout.strip().splitlines()[-1])
     except Exception as e:  # noqa: BLE001 - every failure is a row of the result
-        entry["error"] = f"{type(e).__name__}: {e}"[-1500:]
+        # The last line says why (the compare prints only it); the traceback above it names this machine's paths.
+        entry["error"] = f"{type(e).__name__}: {e}".strip().splitlines()[-1][:500]
     print(f"{rel}: {'captured' if 'funcs' in entry else entry['error'].splitlines()[-1][:160]}", flush=True)
     return rel, entry
 

@@ -524,12 +524,17 @@ Value Interpreter::dataDependentDim(const std::string& name, const std::string& 
     m_diagnostics.warning("data-dependent-parameter", argumentRange, message,
                           "pass -p " + name +
                               "=VALUE to compile it for one value, as TileLang does on each call");
+    return dynamicDimNamed(name, ir::DType::Int32, argumentRange);
+}
+
+// The kernel's dynamic dim of that name, made on first use (T.dynamic("M") twice is one dim).
+Value Interpreter::dynamicDimNamed(const std::string& name, ir::DType type, SourceRange range) {
     for (const ir::Var* v : m_dynamicDims)
         if (v->name == name)
-            return Value::symbolic(ir::makeVarRef(v, argumentRange));
-    ir::Var* dim = m_out.newVar(name, ir::DType::Int32, ir::VarKind::DynamicDim, argumentRange);
+            return Value::symbolic(ir::makeVarRef(v, range));
+    ir::Var* dim = m_out.newVar(name, type, ir::VarKind::DynamicDim, range);
     m_dynamicDims.push_back(dim);
-    return Value::symbolic(ir::makeVarRef(dim, argumentRange));
+    return Value::symbolic(ir::makeVarRef(dim, range));
 }
 
 // 3. The jit parameters, into env: override > module call > the first autotune config > the def's

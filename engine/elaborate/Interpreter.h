@@ -148,6 +148,8 @@ public:
                         const std::string& shownBase);
     bool bind(const char* signature, const CallArgs& args, BoundArgs& out);
     std::optional<int64_t> constInt(const Value& v, SourceRange range, const char* what, bool report = true);
+    // The kernel's dynamic dim of that name (T.dynamic, a data-dependent jit parameter), made on first use.
+    Value dynamicDimNamed(const std::string& name, ir::DType type, SourceRange range);
     std::optional<ir::DType> toDType(const Value& v, SourceRange range, bool report = true);
     Value callTileOp(const std::string& name, CallArgs& args, SourceRange range, bool& handled);
     Value callHostBuiltin(const std::string& name, const Value* self, CallArgs& args, SourceRange range,

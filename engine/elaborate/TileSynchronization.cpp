@@ -250,47 +250,24 @@ std::optional<std::pair<int64_t, int64_t>> threadInterval(const ir::ExprPtr& e, 
             return std::nullopt;
         return std::make_pair(std::max(a->first, b->first), std::min(a->second, b->second));
     }
-    if (!ir::isComparison(e->binaryOp))
+    const ir::BinaryOp op = e->binaryOp;
+    if (!ir::isComparison(op) || op == ir::BinaryOp::Eq || op == ir::BinaryOp::Ne)
         return std::nullopt;
     auto isThread = [](const ir::ExprPtr& x) {
         return x->kind == ir::ExprKind::VarRef && x->var->kind == ir::VarKind::ThreadIndex;
     };
-    ir::BinaryOp op = e->binaryOp;
-    ir::ExprPtr tx = e->operands[0], bound = e->operands[1];
-    if (!isThread(tx)) {
-        std::swap(tx, bound); // c < tx is tx > c
-        switch (op) {
-        case ir::BinaryOp::Lt:
-            op = ir::BinaryOp::Gt;
-            break;
-        case ir::BinaryOp::Le:
-            op = ir::BinaryOp::Ge;
-            break;
-        case ir::BinaryOp::Gt:
-            op = ir::BinaryOp::Lt;
-            break;
-        case ir::BinaryOp::Ge:
-            op = ir::BinaryOp::Le;
-            break;
-        default:
-            break;
-        }
-    }
+    // tx < c or c > tx: the threads below c; tx >= c or c <= tx: those from c on; and so on.
+    const bool txLeft = isThread(e->operands[0]);
+    const ir::ExprPtr& bound = txLeft ? e->operands[1] : e->operands[0];
     std::optional<int64_t> c = ir::constantInt(bound);
-    if (!isThread(tx) || !c)
+    if (!isThread(txLeft ? e->operands[0] : e->operands[1]) || !c)
         return std::nullopt;
-    switch (op) {
-    case ir::BinaryOp::Lt:
-        return std::make_pair(int64_t(0), *c);
-    case ir::BinaryOp::Le:
-        return std::make_pair(int64_t(0), *c + 1);
-    case ir::BinaryOp::Gt:
-        return std::make_pair(*c + 1, threads);
-    case ir::BinaryOp::Ge:
-        return std::make_pair(*c, threads);
-    default:
-        return std::nullopt;
-    }
+    const bool below = txLeft ? (op == ir::BinaryOp::Lt || op == ir::BinaryOp::Le)
+                              : (op == ir::BinaryOp::Gt || op == ir::BinaryOp::Ge);
+    const bool inclusive = op == ir::BinaryOp::Le || op == ir::BinaryOp::Ge;
+    if (below)
+        return std::make_pair(int64_t(0), inclusive ? *c + 1 : *c);
+    return std::make_pair(inclusive ? *c : *c + 1, threads);
 }
 
 WarpGroupScope scopeOfThreads(int64_t first, int64_t last) {

@@ -54,12 +54,7 @@ Value dynamicDim(Interpreter& in, PrimitiveCall& call) {
             return Value::poison();
         t = *d;
     }
-    for (const ir::Var* v : in.m_dynamicDims)
-        if (v->name == b[0].s)
-            return Value::symbolic(ir::makeVarRef(v, range));
-    ir::Var* v = in.m_out.newVar(b[0].s, t, ir::VarKind::DynamicDim, range);
-    in.m_dynamicDims.push_back(v);
-    return Value::symbolic(ir::makeVarRef(v, range));
+    return in.dynamicDimNamed(b[0].s, t, range);
 }
 
 Value constNames(Interpreter& in, PrimitiveCall& call) {

@@ -2,6 +2,8 @@
 // layout passes (compileTileProgram), keeping the compile result alive with its plan.
 #pragma once
 
+#include "engine/ir/IrQueries.h"
+#include "engine/layout/algebra/LayoutEquality.h"
 #include "engine/layout/plan/LayoutPlan.h"
 #include "engine/pipeline/Pipeline.h"
 
@@ -49,16 +51,44 @@ private:
     }
 };
 
-// Compiles through the layout passes and the kernel schedule (not codegen: these tests inspect the plan).
-inline std::unique_ptr<Planned> planText(const std::string& name, const std::string& text,
-                                         const Target& target,
-                                         std::vector<std::pair<std::string, std::string>> overrides = {}) {
+// Compiles through the layout passes and the kernel schedule (not codegen: these tests inspect the plan),
+// for the given backend.
+inline std::unique_ptr<Planned> planTextOn(const std::string& name, const std::string& text,
+                                           const Target& target, Backend backend,
+                                           std::vector<std::pair<std::string, std::string>> overrides = {}) {
     CompileOptions options;
     options.target = target;
-    options.backend = nativeBackend(target);
+    options.backend = backend;
     options.elaborate.overrides = std::move(overrides);
     options.stopAfter = "shared-memory-planning";
     return std::make_unique<Planned>(compileTileProgram(name, text, options));
+}
+
+// The same with the target's native backend.
+inline std::unique_ptr<Planned> planText(const std::string& name, const std::string& text,
+                                         const Target& target,
+                                         std::vector<std::pair<std::string, std::string>> overrides = {}) {
+    return planTextOn(name, text, target, nativeBackend(target), std::move(overrides));
+}
+
+// The compile failed or a pass reported an error.
+inline bool hasErrors(const Planned& p) {
+    return !p.compiled->ok() || p.diagnostics.hasErrors();
+}
+
+inline bool equalFragments(const layout::Fragment& a, const layout::Fragment& b) {
+    auto r = layout::fragmentsEqual(a, b);
+    return r.ok() && *r;
+}
+
+// The WarpGroups statements of a kernel, in program order.
+inline std::vector<const ir::Stmt*> warpGroupScopesOf(const layout::KernelPlan& kernel) {
+    std::vector<const ir::Stmt*> scopes;
+    ir::walkStmts(*kernel.kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
+        if (s.kind == ir::StmtKind::WarpGroups)
+            scopes.push_back(&s);
+    });
+    return scopes;
 }
 
 inline std::unique_ptr<Planned> planSample(const std::string& file, const Target& target,

@@ -38,14 +38,8 @@ using passtest::fragmentNamed;
 using passtest::planSample;
 using passtest::sharedNamed;
 
-bool equalFragments(const layout::Fragment& a, const layout::Fragment& b) {
-    auto r = layout::fragmentsEqual(a, b);
-    return r.ok() && *r;
-}
-
-bool hasErrors(const passtest::Planned& p) {
-    return !p.compiled->ok() || p.diagnostics.hasErrors();
-}
+using passtest::equalFragments;
+using passtest::hasErrors;
 
 // ---- GEMM ----------------------------------------------------------------------------------------
 

@@ -1,8 +1,6 @@
 // How the layout passes plan what TileLang plans by the threads an op runs on: a branch over the thread
 // index is a warpgroup scope, a gemm that wgmma would issue keeps wgmma's warps when mma.sync issues it,
 // and the free level lets loops follow a known fragment before it hands out default partitions.
-#include "engine/ir/IrQueries.h"
-#include "engine/layout/algebra/LayoutEquality.h"
 #include "engine/target/Target.h"
 #include "tests/engine/passes/PassTestSupport.h"
 
@@ -15,20 +13,7 @@ namespace tb::passtest {
 namespace {
 
 std::unique_ptr<Planned> planOn(const std::string& text, const Target& target, Backend backend) {
-    CompileOptions options;
-    options.target = target;
-    options.backend = backend;
-    options.stopAfter = "shared-memory-planning";
-    return std::make_unique<Planned>(compileTileProgram("test.py", text, options));
-}
-
-bool planFailed(const Planned& p) {
-    return !p.compiled->ok() || p.diagnostics.hasErrors();
-}
-
-bool sameFragment(const layout::Fragment& a, const layout::Fragment& b) {
-    auto equal = layout::fragmentsEqual(a, b);
-    return equal.ok() && *equal;
+    return planTextOn("test.py", text, target, backend);
 }
 
 // A 256-thread block whose first warpgroup runs a 64x64 gemm and whose second loads the operands: the
@@ -53,12 +38,8 @@ def main(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16"), C: 
 
 TEST(ThreadBranch, BranchesOverWholeWarpgroupsAreWarpgroupScopes) {
     auto p = planOn(kBranchOverThreads, targetSm90a(), Backend::Hopper);
-    ASSERT_FALSE(planFailed(*p)) << p->diagnosticsText();
-    std::vector<const ir::Stmt*> scopes;
-    ir::walkStmts(*p->kernel().kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
-        if (s.kind == ir::StmtKind::WarpGroups)
-            scopes.push_back(&s);
-    });
+    ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
+    std::vector<const ir::Stmt*> scopes = warpGroupScopesOf(p->kernel());
     ASSERT_EQ(scopes.size(), 2u);
     EXPECT_EQ(scopes[0]->firstThread, 128); // the then branch: tx >= 128
     EXPECT_EQ(scopes[1]->firstThread, 0);   // the else branch
@@ -69,16 +50,30 @@ TEST(ThreadBranch, BranchesOverWholeWarpgroupsAreWarpgroupScopes) {
     EXPECT_EQ(p->kernel().threadsOf(gemm.gemm), 128);
 }
 
+TEST(ThreadBranch, EveryWayOfWritingTheRangeGivesTheSameScopes) {
+    for (const char* condition : {"128 <= tx", "127 < tx", "tx > 127", "128 <= tx < 256", "not tx < 128"}) {
+        std::string text = kBranchOverThreads;
+        text.replace(text.find("tx >= 128"), 9, condition);
+        auto p = planOn(text, targetSm90a(), Backend::Hopper);
+        std::vector<const ir::Stmt*> scopes = warpGroupScopesOf(p->kernel());
+        if (std::string(condition).rfind("not", 0) == 0) {
+            EXPECT_TRUE(scopes.empty()) << condition << ": a negation stays an if";
+            continue;
+        }
+        ASSERT_FALSE(hasErrors(*p)) << condition << "\n" << p->diagnosticsText();
+        ASSERT_EQ(scopes.size(), 2u) << condition;
+        EXPECT_EQ(scopes[0]->firstThread, 128) << condition;
+        EXPECT_EQ(scopes[0]->threadCount, 128) << condition;
+        EXPECT_EQ(scopes[1]->firstThread, 0) << condition;
+    }
+}
+
 TEST(ThreadBranch, OtherConditionsStayAnIf) {
     // 32 threads are not a warpgroup: the branch stays a run-time if over the whole block.
     std::string text = kBranchOverThreads;
     text.replace(text.find("tx >= 128"), 9, "tx >= 32 ");
     auto p = planOn(text, targetSm90a(), Backend::Hopper);
-    std::vector<const ir::Stmt*> scopes;
-    ir::walkStmts(*p->kernel().kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
-        if (s.kind == ir::StmtKind::WarpGroups)
-            scopes.push_back(&s);
-    });
+    std::vector<const ir::Stmt*> scopes = warpGroupScopesOf(p->kernel());
     EXPECT_TRUE(scopes.empty());
     ASSERT_FALSE(p->kernel().gemms.empty()) << p->diagnosticsText();
     EXPECT_EQ(p->kernel().threadsOf(p->kernel().gemms[0].gemm), 256);
@@ -96,7 +91,7 @@ TEST(ThreadBranch, APerThreadScalarSetByTheBlockServesEveryScope) {
     text.replace(text.find("            T.copy(B, B_shared)\n"), 0,
                  "            if n > 1:\n                T.copy(A, B_shared)\n");
     auto p = planOn(text, targetSm90a(), Backend::Hopper);
-    EXPECT_FALSE(planFailed(*p)) << p->diagnosticsText();
+    EXPECT_FALSE(hasErrors(*p)) << p->diagnosticsText();
     EXPECT_EQ(p->diagnosticsText().find("fragment-across-warp-groups"), std::string::npos);
 }
 
@@ -120,7 +115,7 @@ TEST(WgmmaShapedMma, MmaSyncKeepsWgmmasWarpsWhereTheDeviceWouldIssueWgmma) {
     auto portable = planOn(kGemm64, targetSm90a(), Backend::Portable);
     auto ampere = planOn(kGemm64, targetSm80(), Backend::Portable);
     for (const Planned* p : {wgmma.get(), portable.get(), ampere.get()})
-        ASSERT_FALSE(planFailed(*p)) << p->diagnosticsText();
+        ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
     const layout::GemmPlan& w = wgmma->kernel().gemms.at(0);
     const layout::GemmPlan& m = portable->kernel().gemms.at(0);
     EXPECT_EQ(w.grid.instruction, layout::GemmInstructionKind::Wgmma);
@@ -128,8 +123,8 @@ TEST(WgmmaShapedMma, MmaSyncKeepsWgmmasWarpsWhereTheDeviceWouldIssueWgmma) {
     // One warpgroup over 64 rows: four warps of 16 rows, whose mma.sync accumulator is wgmma's.
     EXPECT_EQ(m.grid.mWarp, 4);
     EXPECT_EQ(m.grid.nWarp, 1);
-    EXPECT_TRUE(sameFragment(w.fragmentC, m.fragmentC)) << w.fragmentC.toString() << "\n"
-                                                        << m.fragmentC.toString();
+    EXPECT_TRUE(equalFragments(w.fragmentC, m.fragmentC)) << w.fragmentC.toString() << "\n"
+                                                          << m.fragmentC.toString();
     // On sm_80 nothing would issue wgmma: Square is 2x2.
     const layout::GemmPlan& a = ampere->kernel().gemms.at(0);
     EXPECT_EQ(a.grid.mWarp, 2);
@@ -167,12 +162,12 @@ def main(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16"), M: 
 TEST(FreeLevel, LoopsFollowAKnownFragmentBeforeDefaultsAreTaken) {
     for (Backend backend : {Backend::Hopper, Backend::Portable}) {
         auto p = planOn(kRowMaxFromShared, targetSm90a(), backend);
-        ASSERT_FALSE(planFailed(*p)) << p->diagnosticsText();
+        ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
         const layout::FragmentPlan* prev = fragmentNamed(p->kernel(), "prev");
         const layout::FragmentPlan* cur = fragmentNamed(p->kernel(), "cur");
         ASSERT_TRUE(prev && cur);
-        EXPECT_TRUE(sameFragment(prev->fragment, cur->fragment)) << prev->fragment.toString() << "\n"
-                                                                 << cur->fragment.toString();
+        EXPECT_TRUE(equalFragments(prev->fragment, cur->fragment)) << prev->fragment.toString() << "\n"
+                                                                   << cur->fragment.toString();
         EXPECT_EQ(prev->fragment.replicateExtent(), 4); // the quad of the reduction, not a default partition
     }
 }
