@@ -431,6 +431,33 @@ LayoutResult<Fragment> fragmentWithAutomaticIndex(const std::vector<int64_t>& sh
                                "give forward_index_fn explicitly");
 }
 
+namespace {
+
+// The largest power of two P dividing shape[d] such that the owner of every element equals the owner of
+// the element with index[d] mod P, or 0 when there is none above 1.
+int64_t ownerPeriod(const layout::FragmentTable& table, const std::vector<int64_t>& shape, size_t d,
+                    int64_t replicate) {
+    const int64_t period = shape[d] & -shape[d];
+    if (period == 1)
+        return 0;
+    int64_t stride = 1;
+    for (size_t k = d + 1; k < shape.size(); ++k)
+        stride *= shape[k];
+    Points points(shape);
+    int64_t linear = 0;
+    do {
+        const int64_t index = points.point()[d];
+        const int64_t folded = linear - (index - index % period) * stride;
+        for (int64_t r = 0; r < replicate; ++r)
+            if (table.at(linear, r).thread != table.at(folded, r).thread)
+                return 0;
+        ++linear;
+    } while (points.next());
+    return period;
+}
+
+} // namespace
+
 LayoutResult<Fragment> projectFragment(const Fragment& source, const std::vector<size_t>& kept,
                                        FragmentTableCache* cache) {
     const std::vector<int64_t>& shape = source.inputShape();
@@ -465,9 +492,13 @@ LayoutResult<Fragment> projectFragment(const Fragment& source, const std::vector
     for (size_t d = 0; d < shape.size(); ++d) {
         if (keep[d] || shape[d] == 1)
             continue;
-        Dropped info{d, !isPowerOfTwo(shape[d]), {}, shape[d]};
+        // An extent that is not a power of two still projects by bits when the owner repeats with the
+        // largest power of two dividing it (a row of 96 over 4 threads by 8-element vectors repeats every
+        // 32).
+        const int64_t period = isPowerOfTwo(shape[d]) ? shape[d] : ownerPeriod(*table, shape, d, srcR);
+        Dropped info{d, period == 0, {}, shape[d]};
         if (!info.allValues) {
-            for (int b = 0; b < bitCount(shape[d]); ++b) {
+            for (int b = 0; b < bitCount(period); ++b) {
                 bool matters = false;
                 Points points(shape);
                 int64_t linear = 0;

@@ -319,6 +319,22 @@ TEST(FragmentDerivation, ProjectionCondensesReplicationToTheOwnerBits) {
               "i//8");
 }
 
+// A row of 96 columns held by 4 threads in 8-element vectors: the owner repeats every 32 columns, so the
+// row's projection is replicated over exactly those 4 threads (not over all 96 column values).
+TEST(FragmentDerivation, ProjectionOfAPeriodicNonPowerOfTwoExtentUsesThePeriod) {
+    using layout::IndexExpr;
+    IndexExpr i = IndexExpr::var("i", 32), j = IndexExpr::var("j", 96);
+    layout::Fragment rows(
+        {32, 96}, i * IndexExpr(4) + layout::floorMod(layout::floorDiv(j, IndexExpr(8)), IndexExpr(4)),
+        {layout::floorMod(j, IndexExpr(8)) + IndexExpr(8) * layout::floorDiv(j, IndexExpr(32))});
+    auto row = passes::projectFragment(rows, {0});
+    ASSERT_TRUE(row.ok()) << row.error().message;
+    EXPECT_EQ(row->replicateExtent(), 4);
+    EXPECT_EQ(row->registersPerThread(), 1);
+    for (int64_t r = 0; r < 4; ++r)
+        EXPECT_EQ(*row->threadOf({5}, r) / 4, 5) << "replica " << r << " of row 5 is one of its own threads";
+}
+
 TEST(FragmentDerivation, CachedTablesMatchTheAlgebrasTables) {
     auto p = planSample("07_mla_decode.py", targetSm90a());
     ASSERT_FALSE(hasErrors(*p));
