@@ -1335,14 +1335,37 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
 std::vector<HostTensor> allocateParams(const ir::PrimFunc& func,
                                        const std::map<std::string, int64_t>& dynamicDims, uint64_t seed,
                                        DiagnosticEngine& diags, const ExecutionLimits& limits,
-                                       bool fillInputs) {
+                                       bool fillInputs, const InputFills& fills) {
+    for (const auto& [name, fill] : fills) {
+        auto named = std::find_if(func.params.begin(), func.params.end(),
+                                  [&](const Buffer* b) { return b->name == name && !b->isOutput; });
+        if (named == func.params.end()) {
+            std::string inputs;
+            for (const Buffer* b : func.params)
+                if (!b->isOutput)
+                    inputs += (inputs.empty() ? "" : ", ") + b->name;
+            diags.error("fill-unknown-input", func.range,
+                        "--fill names '" + name + "', which is not an input of " + func.name,
+                        "the inputs are: " + inputs);
+            return {};
+        }
+    }
     Interpreter interpreter(diags, limits, dynamicDims, nullptr);
     std::vector<HostTensor> tensors;
     try {
         for (const Buffer* buffer : func.params) {
             HostTensor tensor(buffer->name, buffer->dtype, interpreter.evalShape(buffer, buffer->range));
-            if (!buffer->isOutput && fillInputs)
+            auto fill = fills.find(buffer->name);
+            std::string why;
+            if (fill != fills.end() && !buffer->isOutput) {
+                if (!applyInputFill(tensor, fill->second, seed, dynamicDims, why)) {
+                    diags.error("fill-invalid", buffer->range,
+                                "cannot fill '" + buffer->name + "' with " + fill->second.text + ": " + why);
+                    return {};
+                }
+            } else if (!buffer->isOutput && fillInputs) {
                 fillRandom(tensor, seed);
+            }
             tensors.push_back(std::move(tensor));
         }
     } catch (const StopExecution&) {

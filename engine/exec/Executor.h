@@ -28,6 +28,7 @@
 #pragma once
 
 #include "engine/exec/HostTensor.h"
+#include "engine/exec/InputFill.h"
 #include "engine/ir/Module.h"
 #include "engine/support/Diagnostics.h"
 
@@ -78,6 +79,6 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
 std::vector<HostTensor> allocateParams(const ir::PrimFunc& func,
                                        const std::map<std::string, int64_t>& dynamicDims, uint64_t seed,
                                        DiagnosticEngine& diags, const ExecutionLimits& limits = {},
-                                       bool fillInputs = true);
+                                       bool fillInputs = true, const InputFills& fills = {});
 
 } // namespace tb

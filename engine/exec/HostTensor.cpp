@@ -201,6 +201,11 @@ double convertValue(double value, ir::DType from, ir::DType to) {
     return t;
 }
 
+uint64_t seededDraw(uint64_t seed, const std::string& name, int64_t index) {
+    uint64_t s = (seed ^ fnv1a(name)) + static_cast<uint64_t>(index) * 0x9E3779B97F4A7C15ull;
+    return splitMix64(s);
+}
+
 void fillRandom(HostTensor& tensor, uint64_t seed) {
     const uint64_t state = seed ^ fnv1a(tensor.name);
     int64_t count = tensor.elementCount();

@@ -53,6 +53,10 @@ double convertValue(double value, ir::DType from, ir::DType to);
 // (seed, name) always gives the same data, on every machine.
 void fillRandom(HostTensor& tensor, uint64_t seed);
 
+// The index-th 64-bit draw of fillRandom's generator for a tensor named `name` (other fills of the same
+// (seed, name) use it, so that they are as reproducible).
+uint64_t seededDraw(uint64_t seed, const std::string& name, int64_t index);
+
 struct ComparisonResult {
     double maxAbsError = 0;
     double maxRelError = 0;

@@ -52,7 +52,7 @@ CpuRunResult runOnCpu(const CompileResult& result, const CpuRunOptions& options)
     for (const ir::Var* v : func.dynamicDims)
         dims.emplace(v->name, 256);
     DiagnosticEngine diags;
-    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags);
+    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags, {}, true, options.fills);
     ProgramExecutionOptions execution;
     execution.backend = options.backend;
     ExecutionLog log;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/exec/HostTensor.h"
+#include "engine/exec/InputFill.h"
 #include "engine/jit/ProgramExecution.h"
 #include "engine/pipeline/Pipeline.h"
 
@@ -18,6 +19,7 @@ struct CpuRunOptions {
     uint64_t seed = 0x7113BE7C;          // the inputs' seed (allocateParams)
     std::map<std::string, int64_t> dims; // T.dynamic sizes by name; missing ones are 256
     CpuBackend backend = CpuBackend::Auto;
+    InputFills fills; // inputs filled otherwise than with random values (index tensors)
 };
 
 struct CpuOutputCheck {

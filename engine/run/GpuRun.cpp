@@ -554,7 +554,10 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     std::map<std::string, int64_t> dims = options.dims;
     for (const ir::Var* v : func.dynamicDims)
         dims.emplace(v->name, 256);
-    std::vector<HostTensor> params = allocateParams(func, dims, options.seed, diags, {}, options.compare);
+    // Filled inputs are made on the host even without a comparison: the runner only fills random values.
+    const bool hostInputs = options.compare || !options.fills.empty();
+    std::vector<HostTensor> params =
+        allocateParams(func, dims, options.seed, diags, {}, hostInputs, options.fills);
     if (diags.hasErrors())
         return finish(GpuRunStage::Upload, "cannot allocate the parameters");
 
@@ -579,7 +582,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     launchOptions.seed = options.seed;
     launchOptions.dims = dims;
     launchOptions.arch = options.arch;
-    launchOptions.hostParams = options.compare ? &params : nullptr;
+    launchOptions.hostParams = hostInputs ? &params : nullptr;
     launchOptions.useCompileCache = options.useCompileCache;
     launchOptions.fastCompile = options.fastCompile;
     launchOptions.nvrtcOptions = options.nvrtcOptions;

@@ -9,6 +9,7 @@
 
 #include "engine/codegen/CudaCodegen.h"
 #include "engine/exec/HostTensor.h"
+#include "engine/exec/InputFill.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerClient.h"
 #include "engine/layout/plan/LayoutPlan.h"
@@ -26,7 +27,8 @@ namespace tb::run {
 struct GpuRunOptions {
     uint64_t seed = 0x7113BE7C;
     std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256 (as tilec run --cpu)
-    std::string runnerPath;              // empty: gpu::defaultRunnerPath()
+    InputFills fills;       // inputs filled otherwise than with random values (made on the host and uploaded)
+    std::string runnerPath; // empty: gpu::defaultRunnerPath()
     std::vector<std::string> runnerArguments;
     std::string arch; // empty: the device's native architecture (sm_90a on H200)
     std::chrono::milliseconds watchdog{20000};

@@ -59,6 +59,9 @@ options:
   --entry NAME             which jit function or prim_func to compile when there are several
   --json                   machine-readable output
   --seed N                 seed for the random inputs of run
+  --fill NAME=SPEC         how run fills input NAME instead of random values: randint:LO..HI, sorted:LO..HI
+                           (non-decreasing from LO to HI, e.g. cumulative lengths), arange, const:V, zeros,
+                           ones; LO and HI are integers or --dim names (e.g. --fill cu_seqlens=sorted:0..UQ)
   --time                   print per-pass timings
   --tables                 with layouts/plan --json: element -> (thread, register) tables
   --no-wgmma               TileLang's tl.disable_wgmma: mma.sync even on the hopper backend
@@ -138,6 +141,21 @@ std::optional<CommandLine> parseCommandLine(int argc, char** argv, std::string& 
                 return std::nullopt;
             }
             cl.dims.push_back(kv);
+        } else if (arg == "--fill") {
+            auto v = needValue("NAME=SPEC");
+            std::pair<std::string, std::string> kv;
+            if (!v || !splitAssignment(*v, kv)) {
+                if (error.empty())
+                    error = "expected NAME=SPEC after --fill (e.g. --fill cu_seqlens=sorted:0..UQ)";
+                return std::nullopt;
+            }
+            std::string why;
+            std::optional<InputFill> fill = parseInputFill(kv.second, why);
+            if (!fill) {
+                error = "--fill " + kv.first + ": " + why;
+                return std::nullopt;
+            }
+            cl.fills[kv.first] = *fill;
         } else if (arg == "--arch" || arg.starts_with("--arch=")) {
             if (arg.size() > 6)
                 cl.arch = arg.substr(7);

@@ -3,6 +3,8 @@
 // like what it does.
 #pragma once
 
+#include "engine/exec/InputFill.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +29,7 @@ struct CommandLine {
     std::vector<std::pair<std::string, std::string>> params;  // -p NAME=VALUE
     std::vector<std::pair<std::string, std::string>> dims;    // --dim NAME=VALUE (T.dynamic sizes)
     std::vector<std::pair<std::string, std::string>> against; // emit cuda --against NAME=VALUE: diff with it
+    InputFills fills; // run --fill NAME=SPEC: how an input is filled instead of random values
     std::string arch = "sm_90a";
     std::string entry;
     bool json = false;

@@ -15,6 +15,7 @@ namespace tb::tilec {
 int runOnGpu(const CommandLine& cl, const CompileResult& result) {
     run::GpuRunOptions options;
     options.seed = cl.seed;
+    options.fills = cl.fills;
     options.fastCompile = cl.fastCompile;
     options.oracleBlockSample = cl.checkBlocks;
     if (!cl.cudaFile.empty()) {

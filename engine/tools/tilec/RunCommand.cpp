@@ -16,6 +16,7 @@ int runOnCpu(const CommandLine& cl, const CompileResult& result) {
     }
     run::CpuRunOptions options;
     options.seed = cl.seed;
+    options.fills = cl.fills;
     for (const auto& [name, value] : cl.dims)
         options.dims[name] = std::strtoll(value.c_str(), nullptr, 0);
     options.backend = cl.cpuBackend == "interpreter" ? CpuBackend::Interpreter
