@@ -182,16 +182,21 @@ step "the TileLang example corpus on the GPU, each program at its own shape (til
 # The programs CorpusCheckTest runs; those expected-failures.txt lists do not compile and are counted apart.
 # CORPUS_JOBS programs at a time (the CPU check of each uses the host's cores), CORPUS_TIMEOUT s each.
 corpus="$ROOT/tests/corpus/tilelang-examples"
-python3 "$ROOT/scripts/corpus_programs.py" --compiling >"$LOGS/corpus-programs.txt"
-listed=$(($(python3 "$ROOT/scripts/corpus_programs.py" | wc -l) - $(wc -l <"$LOGS/corpus-programs.txt")))
+# Programs whose index inputs their host code computes run with the arguments tests/engine/corpus/run-inputs.txt
+# gives them (after a tab in corpus-run-lines.txt).
+python3 "$ROOT/scripts/corpus_programs.py" --compiling --run-args --only "${CORPUS_ONLY:-.}" >"$LOGS/corpus-run-lines.txt"
+cut -f1 "$LOGS/corpus-run-lines.txt" >"$LOGS/corpus-programs.txt"
+listed=$(($(python3 "$ROOT/scripts/corpus_programs.py" --only "${CORPUS_ONLY:-.}" | wc -l) - $(wc -l <"$LOGS/corpus-programs.txt")))
 export TILEC LOGS corpus
 run_corpus_program() {
-    local rel="$1" log="$LOGS/corpus-${1//\//_}.log"
-    timeout "${CORPUS_TIMEOUT:-150}" "$TILEC" run --gpu "$corpus/$rel" >"$log" 2>&1
+    local rel="${1%%$'\t'*}" arguments="${1#*$'\t'}"
+    local log="$LOGS/corpus-${rel//\//_}.log"
+    # shellcheck disable=SC2086
+    timeout "${CORPUS_TIMEOUT:-150}" "$TILEC" run --gpu "$corpus/$rel" $arguments >"$log" 2>&1
     echo "rc=$?" >>"$log"
 }
 export -f run_corpus_program
-xargs -P "${CORPUS_JOBS:-4}" -I{} bash -c 'run_corpus_program "$@"' _ {} <"$LOGS/corpus-programs.txt"
+xargs -P "${CORPUS_JOBS:-4}" -d '\n' -I{} bash -c 'run_corpus_program "$@"' _ {} <"$LOGS/corpus-run-lines.txt"
 correct=0; other=0
 while IFS= read -r rel; do
     log="$LOGS/corpus-${rel//\//_}.log"

@@ -113,5 +113,41 @@ TEST(CorpusList, ExpectedFailuresNameCorpusProgramsWithAReason) {
     }
 }
 
+// run-inputs.txt: "PROGRAM: tilec run arguments" for programs whose index inputs their host code computes.
+// Every --fill names an input of the program and every --dim one of its dynamic dims, so that the GPU
+// corpus run (scripts/gpu-check.sh) does not fail on a stale line.
+TEST(CorpusList, RunInputsNameInputsAndDynamicDimsOfTheirPrograms) {
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/corpus/run-inputs.txt");
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        ++lines;
+        const size_t colon = line.find(": ");
+        ASSERT_NE(colon, std::string::npos) << line;
+        const std::string program = line.substr(0, colon);
+        auto result = compileTileProgram(program, readFile(corpusRoot() + "/" + program));
+        ASSERT_TRUE(result->module && !result->module->funcs.empty()) << program;
+        const ir::PrimFunc& func = result->module->funcs.front();
+        std::istringstream words(line.substr(colon + 2));
+        std::string option, value;
+        while (words >> option >> value) {
+            const std::string name = value.substr(0, value.find('='));
+            if (option == "--fill") {
+                EXPECT_TRUE(std::any_of(func.params.begin(), func.params.end(),
+                                        [&](const ir::Buffer* b) { return b->name == name && !b->isOutput; }))
+                    << program << ": --fill " << name << " is not an input";
+            } else {
+                EXPECT_EQ(option, "--dim") << program;
+                EXPECT_TRUE(std::any_of(func.dynamicDims.begin(), func.dynamicDims.end(),
+                                        [&](const ir::Var* v) { return v->name == name; }))
+                    << program << ": --dim " << name << " is not a dynamic dim";
+            }
+        }
+    }
+    EXPECT_GE(lines, 3);
+}
+
 } // namespace
 } // namespace tb
