@@ -55,12 +55,21 @@ step() { echo; echo "== $*"; }
 step "machine"
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1; nvcc --version 2>&1 | tail -1; } | tee "$LOGS/machine.log"
 
+# Debian's LLVM 16, carried (scripts/carry-llvm.sh): the CPU JIT is built, and the GPU runs' CPU oracle is the
+# JIT on the host's cores instead of the interpreter.
+LLVM_ROOT=""
+if [[ -f "$ROOT/.gpucarry/llvm16.tar.xz" ]]; then
+    [[ -d /tmp/llvm16 ]] || tar -C /tmp -xJf "$ROOT/.gpucarry/llvm16.tar.xz"
+    LLVM_ROOT=/tmp/llvm16
+    export LD_LIBRARY_PATH="$LLVM_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 if [[ "${SKIP_BUILD:-0}" != "1" ]] && want build; then
     step "build (headless, from source: $(c++ --version | head -1))"
-    if cmake -S "$ROOT" -B "$BUILD" -G Ninja -DTILEBENCH_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
+    if cmake -S "$ROOT" -B "$BUILD" -G Ninja -DTILEBENCH_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release \
+        ${LLVM_ROOT:+-DTILEBENCH_LLVM_ROOT=$LLVM_ROOT} >"$LOGS/build.log" 2>&1 &&
         # shellcheck disable=SC2086
         ninja -C "$BUILD" ${TARGETS:-} >>"$LOGS/build.log" 2>&1; then
-        row "build" "ok in ${SECONDS} s ($(grep -c 'warning:' "$LOGS/build.log") warnings; $(c++ -dumpfullversion 2>/dev/null || echo '?'))"
+        row "build" "ok in ${SECONDS} s ($(grep -c 'warning:' "$LOGS/build.log") warnings; $(c++ -dumpfullversion 2>/dev/null || echo '?'); $(grep -o 'TileBench: [^(]*' "$LOGS/build.log" | head -1))"
     else
         row "build" "FAILED (see build.log)"
         tail -30 "$LOGS/build.log"

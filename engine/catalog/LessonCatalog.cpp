@@ -69,12 +69,13 @@ const std::vector<Lesson>& lessons() {
         {5,
          "A memory-bound kernel: bytes, not flops",
          "rmsnorm_silu",
-         "RMSNorm + SiLU does a few operations per element, so its speed is the bytes it moves. Each block "
-         "reads its rows twice (once for the sum of squares, once to scale them) and writes them once; the "
-         "eviction policies ask L2 to keep X between the two passes. Compare the bytes per block with the "
-         "device's copy bandwidth to see the best it could do.",
-         {{"Data movement", "X read twice, Y written once: the bytes per block"},
-          {"Bank conflicts", "the float16 chunk's reads: vector width and wavefronts"},
+         "RMSNorm + SiLU does a few operations per element, so its speed is the bytes it moves: at best X "
+         "read once and Y written once, like a copy. Each block keeps its rows in registers, spread over a "
+         "power of two of threads so that a row's sum of squares is a few shuffles, then scales them and "
+         "writes them. Compare the bytes per block with the device's copy bandwidth to see the best it "
+         "could do.",
+         {{"Data movement", "X read once, Y written once: the bytes per block"},
+          {"Bank conflicts", "gamma's reads from shared memory: vector width and wavefronts"},
           {"Shared-memory budget", "tiny tiles: occupancy is limited by threads, not shared memory"}},
          "T.reduce_sum(sq, ss, dim=1)",
          "sum the squares of each row, sq, into ss",

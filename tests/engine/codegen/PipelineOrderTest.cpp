@@ -1,6 +1,6 @@
 // T.Pipelined(num_stages=1) in TileLang's order, and T.copy(eviction_policy=) as L2 cache hints, in the CUDA
-// the backend generates for the RMSNorm sample (two one-buffer pipelined passes over X, hints on all three
-// global copies).
+// the backend generates for the RMSNorm sample's two-pass kernel (rows wider than 2048 channels: two one-buffer
+// pipelined passes over X, hints on all three global copies).
 #include "CodegenTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@ namespace tb::codegen::test {
 namespace {
 
 std::string rmsnormSource() {
-    PlannedProgram p = planSample("05_rmsnorm_silu.py", {{"M", "4096"}, {"C", "1024"}});
+    PlannedProgram p = planSample("05_rmsnorm_silu.py", {{"M", "4096"}, {"C", "4096"}});
     EXPECT_TRUE(p.ok()) << p.planErrors;
     if (!p.ok())
         return "";
@@ -32,16 +32,16 @@ TEST(PipelineOrder, SingleStageCopiesTheNextChunkRightAfterTheTileIsRead) {
     ASSERT_FALSE(src.empty());
     EXPECT_EQ(src.find("not software-pipelined"), std::string::npos);
     EXPECT_EQ(countOf(src, "T.Pipelined(num_stages=1): one buffer per copy"), 2u);
-    // Pass 1: the prologue issues chunk 0 (C = 1024 is 8 chunks of 128, so no guard), every iteration waits
+    // Pass 1: the prologue issues chunk 0 (C = 4096 is 32 chunks of 128, so no guard), every iteration waits
     // for its chunk, reads the tile into registers, and only then (after a barrier: other threads may still
     // be reading it) issues the next chunk, which lands while the squares are summed.
     std::string pass1 = between(src, "// pipeline prologue: the first chunk", "T.reduce_sum");
     ASSERT_FALSE(pass1.empty());
-    size_t loop = pass1.find("for (int c = 0; c < 8; ++c) {");
+    size_t loop = pass1.find("for (int c = 0; c < 32; ++c) {");
     size_t wait = pass1.find("tb_cp_async_wait<0>();", loop);
     size_t read = pass1.find("T.copy(X_chunk -> x)", wait);
     size_t war = pass1.find("__syncthreads(); // shared reads above finish first", read);
-    size_t next = pass1.find("if (c + 1 < 8) {", war);
+    size_t next = pass1.find("if (c + 1 < 32) {", war);
     size_t sum = pass1.find("sq[r] = (sq[r] + (x[r] * x[r]));", next);
     EXPECT_LT(pass1.find("tb_cp_async_16_hint("), loop) << "the prologue's copy";
     for (size_t at : {loop, wait, read, war, next, sum})
@@ -49,10 +49,10 @@ TEST(PipelineOrder, SingleStageCopiesTheNextChunkRightAfterTheTileIsRead) {
     EXPECT_NE(pass1.find("(((c + 1) * 128) + tj)"), std::string::npos) << "the next chunk's address";
     // Pass 2 has two copies, each issued after its own tile's last reader: X after X_chunk -> x, gamma after
     // the statement that scales by g_chunk.
-    std::string pass2 = src.substr(src.find("for (int c_1 = 0; c_1 < 8; ++c_1) {"));
-    size_t xNext = pass2.find("if (c_1 + 1 < 8) {");
+    std::string pass2 = src.substr(src.find("for (int c_1 = 0; c_1 < 32; ++c_1) {"));
+    size_t xNext = pass2.find("if (c_1 + 1 < 32) {");
     size_t scale = pass2.find("g_chunk[j_1]", xNext);
-    size_t gNext = pass2.find("if (c_1 + 1 < 8) {", scale);
+    size_t gNext = pass2.find("if (c_1 + 1 < 32) {", scale);
     size_t silu = pass2.find("expf", gNext);
     for (size_t at : {xNext, scale, gNext, silu})
         EXPECT_NE(at, std::string::npos) << pass2;
