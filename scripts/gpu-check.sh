@@ -60,8 +60,14 @@ step "machine"
 LLVM_ROOT=""
 if [[ -f "$ROOT/.gpucarry/llvm16.tar.xz" ]]; then
     [[ -d /tmp/llvm16 ]] || tar -C /tmp -xJf "$ROOT/.gpucarry/llvm16.tar.xz"
-    LLVM_ROOT=/tmp/llvm16
-    export LD_LIBRARY_PATH="$LLVM_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # The headers travel; the library is the machine's own where it has one.
+    if [[ ! -e /tmp/llvm16/lib/libLLVM-16.so && -e /usr/lib/x86_64-linux-gnu/libLLVM-16.so.1 ]]; then
+        mkdir -p /tmp/llvm16/lib && ln -s /usr/lib/x86_64-linux-gnu/libLLVM-16.so.1 /tmp/llvm16/lib/libLLVM-16.so
+    fi
+    if [[ -e /tmp/llvm16/lib/libLLVM-16.so ]]; then
+        LLVM_ROOT=/tmp/llvm16
+        export LD_LIBRARY_PATH="$LLVM_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
 fi
 if [[ "${SKIP_BUILD:-0}" != "1" ]] && want build; then
     step "build (headless, from source: $(c++ --version | head -1))"
