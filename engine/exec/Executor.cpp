@@ -872,6 +872,7 @@ private:
             if (x.kind != StmtKind::Kernel && ir::containsGridSync(x))
                 m_phaseStmts.insert(&x);
         });
+        checkBlockStates(s, blocks);
         const bool wasInKernel = m_inKernel;
         const std::vector<int64_t> outerBlock = m_blockIndex;
         m_inKernel = true;
@@ -901,6 +902,20 @@ private:
                 slotOf(buffer).bound = false;
         m_inKernel = wasInKernel;
         m_blockIndex = outerBlock;
+    }
+
+    // Every block's on-chip buffers live at once: together they must stay within the buffer limit.
+    void checkBlockStates(const Stmt& kernel, int64_t blocks) {
+        int64_t perBlock = 0;
+        for (const Buffer* buffer : kernel.allocations)
+            if (!isGlobal(buffer))
+                perBlock += std::max<int64_t>(elementCount(evalShape(buffer, buffer->range)), 1);
+        if (blocks > 0 && perBlock > m_limits.maxBufferElements / blocks)
+            fail("execution-limit", blame(kernel.range),
+                 "the on-chip buffers of the " + std::to_string(blocks) +
+                     " blocks, which a grid barrier keeps alive together, have more than " +
+                     std::to_string(m_limits.maxBufferElements) + " elements",
+                 "run the reference executor on a smaller grid or smaller tiles");
     }
 
     // Runs `stmt` in every block: whole, one block after another, when it holds no barrier.

@@ -254,6 +254,10 @@ bool lowerProgram(CompiledProgram& program, llvm::LLVMContext& context, llvm::Mo
                     kernel.grid.push_back(value);
                     kernel.blocks = value <= 0 ? 0 : kernel.blocks * value;
                 }
+                if (kernel.blocks > 0 &&
+                    kernel.stateElements > lowering.limits.maxBufferElements / kernel.blocks)
+                    throw Unsupported{"the on-chip buffers of the blocks, which a grid barrier keeps alive "
+                                      "together, exceed the executor's buffer size limit"};
                 program.kernels.push_back(kernel);
             }
             if (phases.size() > 1)

@@ -109,6 +109,31 @@ TEST(GridSyncExecution, ASampledRunStillRunsEveryBlock) {
     }
 }
 
+// Every block's on-chip buffers live at once across a barrier: together they count against the buffer limit
+// (6 blocks x 65 elements here), on both backends (the JIT leaves such a program to the interpreter).
+TEST(GridSyncExecution, TheBlocksStatesTogetherStayWithinTheBufferLimit) {
+    auto compiled = compileText("grid_barrier.py", gridBarrierProgram());
+    ASSERT_TRUE(compiled->module);
+    const ir::PrimFunc& func = compiled->module->funcs.front();
+    for (int64_t limit : {int64_t(389), int64_t(390)}) {
+        DiagnosticEngine diags;
+        std::vector<HostTensor> params = allocateParams(func, {}, 3, diags);
+        ProgramExecutionOptions options;
+        options.backend = CpuBackend::Auto;
+        options.limits.maxBufferElements = limit; // A has 384 elements
+        const bool ok = executeProgram(*compiled->module, func, params, {}, diags, options);
+        const std::string text = formatDiagnostics(compiled->sources, diags.diagnostics());
+        EXPECT_EQ(ok, limit == 390) << limit << text;
+        if (!ok) {
+            EXPECT_NE(
+                text.find("the on-chip buffers of the 6 blocks, which a grid barrier keeps alive together, "
+                          "have more than 389 elements [execution-limit]"),
+                std::string::npos)
+                << text;
+        }
+    }
+}
+
 // The persistent MLA decode of TileLang's corpus at a small shape: 132 blocks (one per H200 SM), a grid
 // barrier at the top level: the JIT runs it in two phases, bit for bit as the interpreter does.
 TEST(GridSyncExecution, PersistentMlaDecodeRunsOnTheJitAsOnTheInterpreter) {
