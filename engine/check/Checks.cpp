@@ -4,6 +4,7 @@
 #include "engine/check/Checks.h"
 
 #include "engine/check/CheckSupport.h"
+#include "engine/check/GridSyncChecks.h"
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/check/TileOpChecks.h"
 #include "engine/ir/Printer.h"
@@ -40,6 +41,8 @@ const char* tileOpName(StmtKind kind) {
         return "an mbarrier operation";
     case StmtKind::WarpGroups:
         return "T.ws";
+    case StmtKind::GridSync:
+        return "T.sync_grid";
     case StmtKind::Seq:
     case StmtKind::Kernel:
     case StmtKind::For:
@@ -121,6 +124,7 @@ private:
             }
             checkThreads(s, m_target, m_diagnostics);
             checkSharedMemory(s, m_target, m_diagnostics);
+            checkGridSyncPlacement(s, m_diagnostics);
             const Stmt* outer = m_kernel;
             m_kernel = &s;
             visitChildren(s);
@@ -151,6 +155,7 @@ private:
         case StmtKind::UseSwizzle:
         case StmtKind::Print:
         case StmtKind::Barrier:
+        case StmtKind::GridSync: // where it stands: checkGridSyncPlacement, per kernel
             return;
         }
     }

@@ -6,7 +6,7 @@
 // Codes: copy-extent-mismatch, copy-fragment-shape, gemm-shape-mismatch, gemm-accumulator-scope,
 // gemm-operand-scope, gemm-dtype, reduce-shape-mismatch, reduce-dim, index-out-of-range,
 // threads-not-multiple-of-32, too-many-threads, shared-memory-over-limit, tile-op-outside-kernel,
-// kernel-inside-kernel, atomic-add-scope.
+// kernel-inside-kernel, atomic-add-scope, grid-sync-placement, grid-sync-data-dependent (warning).
 #pragma once
 
 #include "engine/ir/Module.h"

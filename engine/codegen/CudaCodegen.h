@@ -63,6 +63,9 @@ struct KernelLaunch {
     std::vector<std::string> gridText; // the same as C text
     int64_t block[3] = {1, 1, 1};
     int64_t dynamicSharedBytes = 0;
+    // The kernel has a grid barrier (T.sync_grid): it must be launched cooperatively
+    // (cuLaunchCooperativeKernel, the runner's `cooperative=1`), with every block resident at once.
+    bool cooperative = false;
 };
 
 struct GeneratedKernel {

@@ -49,6 +49,33 @@ static __device__ __forceinline__ float tb_round_e5m2(float x) { return tb_e5m22
 )CUDA";
 }
 
+const char* cudaGridSyncHeader() {
+    return R"CUDA(// ---- grid barrier (T.sync_grid); the kernel is launched cooperatively: every block is resident ----
+// cooperative_groups' grid.sync(): thread 0 of each block adds 1 to the arrival word, block (0,0,0) adds
+// 0x80000000 - (blocks - 1), so the word's top bit flips exactly when the last block arrives, whatever it
+// held before (no reset between barriers or launches). The release add publishes the block's writes (the
+// block barrier before it gathers them in thread 0), the acquire loads make the others' visible.
+static __device__ unsigned tb_grid_arrivals = 0;
+static __device__ __forceinline__ void tb_grid_sync() {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+        const unsigned add = blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 0x80000000u - (blocks - 1u) : 1u;
+        unsigned before, now;
+        asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;"
+                     : "=r"(before) : "l"(&tb_grid_arrivals), "r"(add) : "memory");
+        do {
+            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(&tb_grid_arrivals) : "memory");
+        } while (((before ^ now) & 0x80000000u) == 0u);
+    }
+    __syncthreads();
+    __threadfence();
+}
+
+)CUDA";
+}
+
 const char* cudaDeviceHeader() {
     return R"CUDA(// ---- TileBench device helpers (self-contained: no CUDA headers needed) ----
 typedef unsigned long long tb_u64;

@@ -18,6 +18,13 @@ const char* cudaDeviceHeader();
 // exactly as the CPU executor rounds (engine/exec/FloatFormats.h). Software conversions, so sm_80 has them.
 const char* cudaFloat8Header();
 
+// The grid barrier of T.sync_grid (tb_grid_sync), emitted after the header only where a kernel has one. A
+// kernel that calls it is launched cooperatively (cuLaunchCooperativeKernel), which guarantees that every
+// block of the grid is resident at once; the barrier itself needs no CUDA header: cooperative_groups'
+// grid.sync() algorithm (one arrival word whose top bit flips when the last block arrives) on a __device__
+// word of the translation unit, with release/acquire atomics at GPU scope.
+const char* cudaGridSyncHeader();
+
 // The header's rounding of a float expression to dtype `t`'s grid (tb_round_f16, tb_round_bf16,
 // tb_round_e4m3, tb_round_e5m2): how a value narrower than float32 stays what its type can hold while
 // registers keep it as float. Other types: `value` itself.

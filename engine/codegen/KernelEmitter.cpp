@@ -467,6 +467,7 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
     const int64_t launchThreads = ws ? ws->launchThreads() : m_threads;
     out.launch.block[0] = launchThreads;
     out.launch.dynamicSharedBytes = m_sharedBytes;
+    out.launch.cooperative = ir::containsGridSync(m_kernel);
 
     comment("kernel " + m_kernelName + ": grid (" + gridText + "), " + std::to_string(launchThreads) +
                 " threads, " + std::to_string(m_sharedBytes) + " bytes of dynamic shared memory",
@@ -680,6 +681,9 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
         return;
     case StmtKind::Barrier:
         emitBarrierOp(s);
+        return;
+    case StmtKind::GridSync:
+        emitGridSync(s);
         return;
     }
 }
@@ -964,6 +968,7 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
     case StmtKind::UseSwizzle:
     case StmtKind::WarpGroups:
     case StmtKind::Barrier:
+    case StmtKind::GridSync:
         error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
               "move the tile operation out of the T.Parallel loop");
         return;
@@ -1029,15 +1034,30 @@ std::string KernelEmitter::blockSync() const {
     return "__syncthreads();";
 }
 
-void KernelEmitter::barrier(const std::string& why) {
-    // wgmma reads shared memory through the async proxy: the threads that wrote its operands with ordinary
-    // stores or cp.async fence those writes before the barrier that orders them.
+// wgmma reads shared memory through the async proxy: the threads that wrote its operands with ordinary
+// stores or cp.async fence those writes before the barrier that orders them.
+void KernelEmitter::fenceSharedWritesForWgmma() {
     for (const ir::Buffer* b : m_pendingWrite)
         if (wgmmaReads(b)) {
             line("tb_fence_proxy_async(); // shared writes above become visible to wgmma (async proxy)");
-            break;
+            return;
         }
+}
+
+void KernelEmitter::barrier(const std::string& why) {
+    fenceSharedWritesForWgmma();
     line(blockSync() + " // " + why);
+    m_pendingRead.clear();
+    m_pendingWrite.clear();
+}
+
+// The grid barrier holds block barriers on both sides, so it orders the block's shared accesses too; the
+// block's cp.async copies land before it (their wait would otherwise come after the barrier's).
+void KernelEmitter::emitGridSync(const Stmt& s) {
+    waitForAsyncCopies();
+    fenceSharedWritesForWgmma();
+    line("tb_grid_sync(); // T.sync_grid: every block of the grid has run what precedes" + lineTag(s.range),
+         s.range);
     m_pendingRead.clear();
     m_pendingWrite.clear();
 }

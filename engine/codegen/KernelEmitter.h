@@ -105,6 +105,9 @@ private:
     void syncFor(const ir::Stmt& s);
     void syncFor(const BufferSet& reads, const BufferSet& writes);
     void barrier(const std::string& why);
+    void fenceSharedWritesForWgmma();
+    // T.sync_grid: tb_grid_sync() (the device header's grid barrier) after the block's async copies.
+    void emitGridSync(const ir::Stmt& s);
     // The statement that synchronizes every thread of the tile program: __syncthreads(), or with warp
     // specialization named barrier 1 over the consumers (the producer warp never reaches it).
     std::string blockSync() const;

@@ -8,7 +8,7 @@
 //   TileMath.cpp       element math, casts, min/max, integer division helpers, dtype limits
 //   TileLayouts.cpp    layout constructors, T.annotate_layout, T.use_swizzle, T.print, scheduling hints
 //   TileTypes.cpp      T.Tensor, T.dynamic, T.const, T.empty, T.dtype
-//   TileSynchronization.cpp  T.ws, T.alloc_barrier, the mbarrier operations, T.tma_copy
+//   TileSynchronization.cpp  T.ws, T.alloc_barrier, the mbarrier operations, T.tma_copy, T.sync_grid
 //   TileScans.cpp      T.cumsum
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module

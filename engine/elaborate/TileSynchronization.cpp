@@ -1,8 +1,9 @@
 // TileLang's explicit warp specialization and mbarriers, as Hopper programs write them by hand:
 // `with T.ws(i):` (the body runs on warpgroup i only), T.alloc_barrier, T.mbarrier_wait_parity /
-// T.barrier_wait, T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_expect_tx, and T.tma_copy (a copy whose
-// bytes arrive on an mbarrier). Tile semantics run the block's statements in program order, which a correct
-// producer/consumer protocol allows; the CUDA backend turns each T.ws body into a branch over its threads.
+// T.barrier_wait, T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_expect_tx, T.tma_copy (a copy whose
+// bytes arrive on an mbarrier), and T.sync_grid (a barrier of the whole grid). Tile semantics run the
+// block's statements in program order, which a correct producer/consumer protocol allows; the CUDA backend
+// turns each T.ws body into a branch over its threads.
 #include "engine/elaborate/Primitives.h"
 #include "engine/elaborate/TileOperands.h"
 
@@ -177,6 +178,18 @@ Value orderingHint(Interpreter& in, PrimitiveCall& call) {
     return Value::none();
 }
 
+// T.sync_grid(): a barrier of the whole grid (TileLang's tl.sync_grid, cooperative_groups' grid.sync()).
+// Where it may stand (every thread of every block must reach it) is a semantic check (engine/check).
+Value syncGrid(Interpreter& in, PrimitiveCall& call) {
+    if (!in.requireKernel("T.sync_grid", call.range))
+        return Value::poison();
+    if (!call.args.positional.empty() || !call.args.keywords.empty())
+        return in.error("wrong-arguments", call.range, "T.sync_grid() takes no arguments",
+                        "write T.sync_grid(): every thread of every block waits there for all the others");
+    in.emit(ir::makeStmt(ir::StmtKind::GridSync, call.range));
+    return Value::none();
+}
+
 // T.ws(i, ...): a context manager; execWith turns its body into a WarpGroups statement.
 Value warpSpecialize(Interpreter& in, PrimitiveCall& call) {
     if (!in.requireKernel("T.ws", call.range))
@@ -319,6 +332,7 @@ std::span<const PrimitiveRow> synchronizationPrimitives() {
         {"barrier_arrive", arrive},
         {"mbarrier_expect_tx", expectTx},
         {"tma_copy", tmaCopy},
+        {"sync_grid", syncGrid},
         {"wait_wgmma", orderingHint},
         {"warpgroup_arrive", orderingHint},
         {"warpgroup_commit_batch", orderingHint},

@@ -4,12 +4,17 @@
 // exception that never leaves this file.
 #include "engine/exec/Executor.h"
 
+#include "engine/ir/IrQueries.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <set>
+#include <string>
 #include <utility>
 
 namespace tb {
@@ -731,6 +736,12 @@ private:
             break;
         case StmtKind::Barrier:
             break; // in program order every wait is already satisfied
+        case StmtKind::GridSync:
+            // Reached only through execKernelInPhases, which runs every block up to the barrier first.
+            if (!m_inPhases)
+                fail("execution-malformed-ir", blame(s.range),
+                     "a grid barrier (T.sync_grid) outside a kernel's phases", "this is an executor bug");
+            break;
         }
         m_currentRange = saved;
     }
@@ -769,6 +780,10 @@ private:
     }
 
     void execKernel(const Stmt& s) {
+        if (ir::containsGridSync(s)) {
+            execKernelInPhases(s);
+            return;
+        }
         std::vector<int64_t> grid;
         for (const ExprPtr& extent : s.grid)
             grid.push_back(evalInt(extent));
@@ -810,6 +825,183 @@ private:
                 slotOf(buffer).bound = false;
         m_inKernel = wasInKernel;
         m_blockIndex = outerBlock;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Kernels with a grid barrier (T.sync_grid)
+    //
+    // Blocks depend on each other: whatever any block does before a barrier must be done before any block
+    // goes past it. The blocks run in lockstep over the statements that hold a barrier (the kernel body,
+    // the serial loops and branches around it) and one after another over the statements between
+    // barriers, each with its own BlockState: on-chip buffers, vars and block index, kept across phases.
+    // A loop or branch around a barrier must take the same path in every block (on the GPU the grid would
+    // deadlock otherwise): its bounds or condition are evaluated in every block and compared. Every block
+    // runs, never a sample.
+
+    struct BlockState {
+        std::vector<int64_t> index;    // blockIdx (x, y, z)
+        std::vector<BufferSlot> slots; // the kernel's non-global allocations, in allocation order
+        std::vector<int64_t> varValues;
+        std::vector<char> varBound;
+    };
+
+    // Makes `block` the current block (or, called again, puts it back): the two swap their state.
+    void switchTo(BlockState& block, const Stmt& kernel) {
+        size_t k = 0;
+        for (const Buffer* buffer : kernel.allocations)
+            if (!isGlobal(buffer))
+                std::swap(slotOf(buffer), block.slots[k++]);
+        std::swap(m_varValues, block.varValues);
+        std::swap(m_varBound, block.varBound);
+        std::swap(m_blockIndex, block.index);
+    }
+
+    void execKernelInPhases(const Stmt& s) {
+        std::vector<int64_t> grid;
+        for (const ExprPtr& extent : s.grid)
+            grid.push_back(evalInt(extent));
+        if (grid.size() != s.blockVars.size() || grid.size() > 3)
+            fail("execution-malformed-ir", blame(s.range), "kernel with mismatched grid and block vars",
+                 "this is an elaborator bug");
+        int64_t blocks = 1;
+        for (int64_t extent : grid)
+            blocks = extent <= 0 ? 0 : blocks * extent;
+        addSteps(blocks, s.range); // before allocating: a huge grid stops at the step limit
+        m_phaseStmts.clear();
+        ir::walkStmts(s, [&](const Stmt& x, const std::vector<const Stmt*>&) {
+            if (x.kind != StmtKind::Kernel && ir::containsGridSync(x))
+                m_phaseStmts.insert(&x);
+        });
+        checkBlockStates(s, blocks);
+        const bool wasInKernel = m_inKernel;
+        const std::vector<int64_t> outerBlock = m_blockIndex;
+        m_inKernel = true;
+        std::vector<BlockState> states(static_cast<size_t>(blocks));
+        for (int64_t b = 0; b < blocks; ++b) {
+            BlockState& state = states[size_t(b)];
+            state.index.assign(3, 0);
+            state.slots.resize(s.allocations.size());
+            state.varValues = m_varValues;
+            state.varBound = m_varBound;
+            switchTo(state, s);
+            int64_t rest = b; // blockIdx.x varies fastest
+            for (size_t d = 0; d < grid.size(); ++d) {
+                m_blockIndex[d] = rest % grid[d];
+                rest /= grid[d];
+                setVar(s.blockVars[d], m_blockIndex[d]);
+            }
+            for (const Buffer* buffer : s.allocations)
+                allocate(buffer, s.range);
+            switchTo(state, s);
+        }
+        m_inPhases = true;
+        execInLockstep(s.body.get(), s, states);
+        m_inPhases = false;
+        for (const Buffer* buffer : s.allocations)
+            if (!isGlobal(buffer))
+                slotOf(buffer).bound = false;
+        m_inKernel = wasInKernel;
+        m_blockIndex = outerBlock;
+    }
+
+    // Every block's on-chip buffers live at once: together they must stay within the buffer limit.
+    void checkBlockStates(const Stmt& kernel, int64_t blocks) {
+        int64_t perBlock = 0;
+        for (const Buffer* buffer : kernel.allocations)
+            if (!isGlobal(buffer))
+                perBlock += std::max<int64_t>(elementCount(evalShape(buffer, buffer->range)), 1);
+        if (blocks > 0 && perBlock > m_limits.maxBufferElements / blocks)
+            fail("execution-limit", blame(kernel.range),
+                 "the on-chip buffers of the " + std::to_string(blocks) +
+                     " blocks, which a grid barrier keeps alive together, have more than " +
+                     std::to_string(m_limits.maxBufferElements) + " elements",
+                 "run the reference executor on a smaller grid or smaller tiles");
+    }
+
+    // Runs `stmt` in every block: whole, one block after another, when it holds no barrier.
+    void execInLockstep(const Stmt* stmt, const Stmt& kernel, std::vector<BlockState>& states) {
+        if (!stmt)
+            return;
+        if (!m_phaseStmts.count(stmt)) {
+            for (BlockState& state : states) {
+                switchTo(state, kernel);
+                exec(stmt);
+                switchTo(state, kernel);
+            }
+            return;
+        }
+        DepthGuard guard(*this, stmt->range);
+        SourceRange saved = m_currentRange;
+        if (stmt->range.valid)
+            m_currentRange = stmt->range;
+        addSteps(1, stmt->range);
+        const Stmt& s = *stmt;
+        switch (s.kind) {
+        case StmtKind::Seq:
+            for (const auto& child : s.stmts)
+                execInLockstep(child.get(), kernel, states);
+            break;
+        case StmtKind::GridSync:
+            break; // every block has run what precedes it
+        case StmtKind::For: {
+            const int64_t begin = agreedValue(s.min, s, kernel, states, "starts");
+            const int64_t extent = agreedValue(s.extent, s, kernel, states, "runs");
+            for (int64_t i = 0; i < extent; ++i) {
+                addSteps(1, s.range);
+                for (BlockState& state : states) {
+                    switchTo(state, kernel);
+                    setVar(s.loopVar, begin + i);
+                    switchTo(state, kernel);
+                }
+                execInLockstep(s.body.get(), kernel, states);
+            }
+            break;
+        }
+        case StmtKind::IfThenElse:
+            if (agreedValue(s.cond, s, kernel, states, "decides"))
+                execInLockstep(s.body.get(), kernel, states);
+            else
+                execInLockstep(s.elseBody.get(), kernel, states);
+            break;
+        case StmtKind::WarpGroups:
+            execInLockstep(s.body.get(), kernel, states);
+            break;
+        default:
+            fail("execution-malformed-ir", blame(s.range), "a grid barrier inside a tile operation",
+                 "this is an elaborator bug");
+        }
+        m_currentRange = saved;
+    }
+
+    // The value of a loop bound or condition around a grid barrier, which every block must agree on.
+    int64_t agreedValue(const ExprPtr& expr, const Stmt& s, const Stmt& kernel,
+                        std::vector<BlockState>& states, const char* verb) {
+        std::optional<int64_t> first;
+        std::vector<int64_t> firstBlock;
+        for (BlockState& state : states) {
+            switchTo(state, kernel);
+            const int64_t value = expr->dtype == DType::Bool ? int64_t(evalBool(expr)) : evalInt(expr);
+            switchTo(state, kernel);
+            if (!first) {
+                first = value;
+                firstBlock = state.index;
+            } else if (value != *first) {
+                const bool isIf = s.kind == StmtKind::IfThenElse;
+                auto what = [&](int64_t v) {
+                    return isIf ? std::string(v ? "true" : "false") : std::to_string(v);
+                };
+                m_diags.error("grid-sync-divergent", blame(s.range),
+                              std::string("blocks disagree on the ") + (isIf ? "branch" : "loop") +
+                                  " around a grid barrier (T.sync_grid): block (" + joinInts(firstBlock) +
+                                  ") " + verb + " " + what(*first) + ", block (" + joinInts(state.index) +
+                                  ") " + verb + " " + what(value) +
+                                  "; on the GPU the blocks would wait for each other forever",
+                              "every block must reach the same T.sync_grid calls: make the loop bounds and "
+                              "conditions around it the same in every block");
+                throw StopExecution{};
+            }
+        }
+        return first.value_or(0);
     }
 
     EvaluatedRegion evalRegion(const Region& region, SourceRange range) {
@@ -1267,6 +1459,8 @@ private:
     std::deque<BufferSlot> m_slots; // a deque: growing it keeps slot references valid
     std::vector<int64_t> m_blockIndex{0, 0, 0};
     bool m_inKernel = false;
+    bool m_inPhases = false;            // running a kernel with a grid barrier
+    std::set<const Stmt*> m_phaseStmts; // its statements that hold a grid barrier
     int64_t m_steps = 0;
     int m_depth = 0;
     SourceRange m_currentRange;

@@ -9,6 +9,12 @@
 // in the results; a local.var with init= starts at its init. T.alloc_global workspaces are zero-filled
 // once per execution and persist across kernels.
 //
+// Grid barriers. A kernel with a T.sync_grid runs phase by phase: every block runs up to the barrier, then
+// every block runs from it to the next, each block keeping its own shared, fragment, local and local.var
+// buffers and vars across the barrier. A loop or branch around a barrier must take the same path in every
+// block ("grid-sync-divergent" otherwise: on the GPU the grid would deadlock). Such a kernel is never
+// sampled (blockSample does not apply): its blocks depend on each other.
+//
 // Tile ops. Copy pairs the non-unit extents of src and dst in order and converts each element to dst's
 // dtype; out-of-bounds global reads give 0 and out-of-bounds global writes are skipped (TileLang's copy
 // bound guards), while any out-of-bounds access to a non-global buffer is a "runtime-out-of-bounds" error.
@@ -48,7 +54,8 @@ struct ExecutionLimits {
     // Deepest nesting of statements plus expressions.
     int maxDepth = 2000;
     // When a kernel has more blocks than this (and it is not 0), only this many run: a sampled check of a
-    // problem too large to execute whole. The blocks run are sampledBlocks(grid size, this).
+    // problem too large to execute whole. The blocks run are sampledBlocks(grid size, this). A kernel with
+    // a grid barrier runs every block regardless.
     int64_t blockSample = 0;
 };
 

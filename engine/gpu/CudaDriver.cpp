@@ -112,6 +112,11 @@ LoadedDriver loadOnce() {
     resolve(handle, a.eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing);
     a.tensorMapEncodeTiled =
         reinterpret_cast<decltype(a.tensorMapEncodeTiled)>(::dlsym(handle, "cuTensorMapEncodeTiled"));
+    a.launchCooperativeKernel =
+        reinterpret_cast<decltype(a.launchCooperativeKernel)>(::dlsym(handle, "cuLaunchCooperativeKernel"));
+    a.occupancyMaxActiveBlocksPerMultiprocessor =
+        reinterpret_cast<decltype(a.occupancyMaxActiveBlocksPerMultiprocessor)>(
+            ::dlsym(handle, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
     if (!missing.empty()) {
         out.reason = "libcuda.so.1 is too old: missing " + missing;
         return out;

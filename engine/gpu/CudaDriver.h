@@ -88,6 +88,12 @@ struct CudaDriverApi {
     decltype(&::cuEventElapsedTime_v2) eventElapsedTime = nullptr;
     // Optional (CUDA 12.0+ drivers): nullptr on older ones, where a `tensormap` request says so.
     decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
+    // Optional: a kernel with a grid barrier (T.sync_grid) is launched cooperatively, all blocks resident at
+    // once; the occupancy query says beforehand how many can be. nullptr where the driver lacks them, where a
+    // cooperative `launch` says so.
+    decltype(&::cuLaunchCooperativeKernel) launchCooperativeKernel = nullptr;
+    decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancyMaxActiveBlocksPerMultiprocessor =
+        nullptr;
 };
 
 // The loaded table, or nullptr with `reason` set (library missing, symbol missing). cuInit is not called.

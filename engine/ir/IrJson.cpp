@@ -71,6 +71,8 @@ const char* stmtKindName(StmtKind kind) {
         return "WarpGroups";
     case StmtKind::Barrier:
         return "Barrier";
+    case StmtKind::GridSync:
+        return "GridSync";
     }
     return "?";
 }
@@ -412,6 +414,8 @@ public:
             m_out.key("value");
             expr(s.value);
             break;
+        case StmtKind::GridSync:
+            break; // no fields: the whole grid waits
         }
         m_out.endObject();
     }

@@ -166,9 +166,18 @@ void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<
         case StmtKind::Print:
         case StmtKind::WarpGroups:
         case StmtKind::Barrier: // mbarriers synchronize; they are not data
+        case StmtKind::GridSync:
             break;
         }
     });
+}
+
+bool containsGridSync(const Stmt& root) {
+    bool found = false;
+    walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+        found = found || s.kind == StmtKind::GridSync;
+    });
+    return found;
 }
 
 void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes) {

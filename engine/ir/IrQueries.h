@@ -57,6 +57,10 @@ void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<
 // bufferEffects of shared memory.
 void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes);
 
+// True when `root` holds a grid barrier (T.sync_grid) anywhere: a kernel that has one must launch
+// cooperatively, with every block resident at once, and its blocks depend on each other.
+bool containsGridSync(const Stmt& root);
+
 // Constant extents of a region (nullopt when one is symbolic).
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region);
 std::optional<std::vector<int64_t>> constantShape(const ir::Buffer& buffer);

@@ -334,6 +334,9 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
         add(indent, text, s.range, &s);
         return;
     }
+    case StmtKind::GridSync:
+        add(indent, "sync_grid", s.range, &s);
+        return;
     case StmtKind::Print: {
         std::string what = s.printBuffer ? s.printBuffer->name : exprText(s.value);
         std::string text = "print(" + what;

@@ -70,6 +70,7 @@ enum class StmtKind {
     Print,
     WarpGroups, // with T.ws(i, ...): the body runs on those warpgroups of the block only
     Barrier,    // T.mbarrier_wait_parity / T.mbarrier_arrive / T.mbarrier_expect_tx on one mbarrier
+    GridSync,   // T.sync_grid(): every thread of every block of the grid waits until all have arrived
 };
 
 enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };

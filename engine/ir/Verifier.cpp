@@ -303,6 +303,9 @@ private:
                 useBuffer(s.barrier, s.range);
             checkOwnExprs(s);
             return;
+        case StmtKind::GridSync:
+            require(m_kernel != nullptr, s, "a grid barrier outside every kernel");
+            return;
         }
     }
 

@@ -12,6 +12,7 @@
 //     dimension; the required fields of each node are set (no null buffers, exprs or bodies);
 //   - Binary operands (and Select branches) have the same dtype;
 //   - a kernel's allocations list every non-global buffer used inside it, each once;
+//   - a grid barrier (GridSync) lies inside a kernel;
 //   - prim_func parameters are global buffers whose paramIndex is their position.
 #pragma once
 

@@ -32,6 +32,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
     case StmtKind::Barrier:
+    case StmtKind::GridSync:
         return;
     }
 }
@@ -84,6 +85,7 @@ void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) 
     case StmtKind::Print:
     case StmtKind::WarpGroups:
     case StmtKind::Barrier:
+    case StmtKind::GridSync:
         return;
     }
 }
@@ -133,6 +135,7 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
         maybe(s.value, fn);
         return;
     case StmtKind::WarpGroups:
+    case StmtKind::GridSync:
         return;
     case StmtKind::Barrier:
         maybe(s.barrierIndex, fn);

@@ -1,10 +1,13 @@
 // The JIT driver: collects the buffers a PrimFunc's kernels touch, lowers each T.Kernel (Lowering.h),
 // optimizes and compiles the module (OrcSession.h), and runs the kernels in order, each over a thread
-// pool in block ranges (in order on one thread when its blocks combine results through atomic adds).
+// pool in block ranges (in order on one thread when its blocks combine results through atomic adds). A
+// kernel with grid barriers runs phase by phase (KernelPhase in Lowering.h): every block of a phase before
+// any of the next.
 // A lowering that fails or a module that does not verify gives a reason instead of a program, so the
 // caller can run the interpreter.
 #include "engine/jit/JitProgram.h"
 
+#include "engine/ir/IrQueries.h"
 #include "engine/jit/Lowering.h"
 #include "engine/jit/OrcSession.h"
 
@@ -31,6 +34,10 @@ struct CompiledKernel {
     std::vector<int64_t> grid;
     int64_t blocks = 0;
     bool sequential = false;
+    // A kernel with grid barriers is one CompiledKernel per phase (KernelPhase), run in order, all blocks.
+    int phase = 0;
+    int phaseCount = 1;
+    int64_t stateElements = 0; // per block
 };
 
 std::string joinInts(const std::vector<int64_t>& values) {
@@ -54,10 +61,42 @@ void collectKernels(const ir::Stmt* stmt, std::vector<const ir::Stmt*>& kernels)
     kernels.push_back(stmt);
 }
 
+// The top-level statements of a kernel body, nested Seqs flattened.
+void topLevelStatements(const ir::StmtPtr& stmt, std::vector<ir::StmtPtr>& out) {
+    if (!stmt)
+        return;
+    if (stmt->kind == ir::StmtKind::Seq) {
+        for (const ir::StmtPtr& child : stmt->stmts)
+            topLevelStatements(child, out);
+        return;
+    }
+    out.push_back(stmt);
+}
+
+// A kernel's phases: its body split at the grid barriers of its top level (one phase, the body itself,
+// without barriers). A barrier inside a loop or branch is not lowered (Lowerer::lowerStmt says why).
+std::vector<ir::StmtPtr> kernelPhases(const ir::Stmt& kernel) {
+    if (!kernel.body || !ir::containsGridSync(*kernel.body))
+        return {kernel.body};
+    std::vector<ir::StmtPtr> statements, phases, current;
+    topLevelStatements(kernel.body, statements);
+    for (const ir::StmtPtr& s : statements) {
+        if (s->kind != ir::StmtKind::GridSync) {
+            current.push_back(s);
+            continue;
+        }
+        phases.push_back(ir::makeSeq(std::move(current), kernel.body->range));
+        current.clear();
+    }
+    phases.push_back(ir::makeSeq(std::move(current), kernel.body->range));
+    return phases;
+}
+
 class CompiledProgram final : public JitProgram {
 public:
     std::shared_ptr<OrcSession> session;
     LoweringContext lowering;
+    std::vector<ir::StmtPtr> phaseBodies;  // what the phases of kernels with grid barriers lowered
     std::vector<BufferShape> globalShapes; // by position in lowering.globals
     std::vector<CompiledKernel> kernels;
     std::string text;
@@ -75,7 +114,9 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
                     "pass one host tensor per parameter, in order (allocateParams makes them)");
         return false;
     }
-    std::vector<double*> pointers(lowering.globals.size(), nullptr);
+    // The globals, then the block state of the kernel with grid barriers that is running (KernelPhase).
+    std::vector<double*> pointers(lowering.globals.size() + 1, nullptr);
+    std::vector<double> blockStates;
     std::vector<std::vector<double>> workspaces; // T.alloc_global: zero-filled once per execution
     for (size_t i = 0; i < lowering.globals.size(); ++i) {
         const ir::Buffer* buffer = lowering.globals[i];
@@ -100,6 +141,11 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
         pointers[i] = tensor.data.empty() ? &empty : tensor.data.data();
     }
     for (const CompiledKernel& kernel : kernels) {
+        if (kernel.phaseCount > 1 && kernel.phase == 0) {
+            blockStates.assign(
+                static_cast<size_t>(std::max<int64_t>(kernel.blocks * kernel.stateElements, 1)), 0.0);
+            pointers.back() = blockStates.data();
+        }
         JitError first;
         first.block = INT64_MAX;
         std::mutex mutex;
@@ -119,7 +165,7 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
         const int64_t sampleSize = lowering.limits.blockSample;
         if (kernel.sequential) {
             pool.parallelFor(1, 1, [&](int64_t, int64_t, int w) { runRange(0, kernel.blocks, w); });
-        } else if (sampleSize > 0 && kernel.blocks > sampleSize) {
+        } else if (sampleSize > 0 && kernel.blocks > sampleSize && kernel.phaseCount == 1) {
             // A sampled check: the chosen blocks only, the interpreter's choice (sampledBlocks).
             const std::vector<int64_t> sample = sampledBlocks(kernel.blocks, sampleSize);
             pool.parallelFor(int64_t(sample.size()), 0, [&](int64_t begin, int64_t end, int w) {
@@ -129,6 +175,8 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
         } else {
             pool.parallelFor(kernel.blocks, 0, runRange);
         }
+        if (kernel.phaseCount > 1 && kernel.phase + 1 == kernel.phaseCount)
+            std::vector<double>().swap(blockStates);
         if (first.code == 0)
             continue;
         const ErrorSite& site = lowering.sites.at(static_cast<size_t>(first.code - 1));
@@ -189,16 +237,31 @@ bool lowerProgram(CompiledProgram& program, llvm::LLVMContext& context, llvm::Mo
         for (const ir::Buffer* buffer : lowering.globals)
             program.globalShapes.push_back(lowerer.shapeOf(buffer));
         for (size_t i = 0; i < kernelStmts.size(); ++i) {
-            CompiledKernel kernel;
-            llvm::Function* fn = lowerer.lowerKernel(*kernelStmts[i], static_cast<int>(i), kernel.sequential);
-            names.push_back(fn->getName().str());
-            kernel.blocks = 1;
-            for (const ir::ExprPtr& extent : kernelStmts[i]->grid) {
-                int64_t value = *lowerer.constantValue(extent);
-                kernel.grid.push_back(value);
-                kernel.blocks = value <= 0 ? 0 : kernel.blocks * value;
+            const std::vector<ir::StmtPtr> phases = kernelPhases(*kernelStmts[i]);
+            for (size_t p = 0; p < phases.size(); ++p) {
+                CompiledKernel kernel;
+                kernel.phase = static_cast<int>(p);
+                kernel.phaseCount = static_cast<int>(phases.size());
+                const KernelPhase phase{phases[p].get(), kernel.phase, kernel.phaseCount};
+                const std::string suffix =
+                    std::to_string(i) + (phases.size() > 1 ? "_phase_" + std::to_string(p) : std::string());
+                llvm::Function* fn = lowerer.lowerKernel(*kernelStmts[i], suffix, kernel.sequential, phase);
+                names.push_back(fn->getName().str());
+                kernel.stateElements = phases.size() > 1 ? lowerer.blockStateElements(*kernelStmts[i]) : 0;
+                kernel.blocks = 1;
+                for (const ir::ExprPtr& extent : kernelStmts[i]->grid) {
+                    int64_t value = *lowerer.constantValue(extent);
+                    kernel.grid.push_back(value);
+                    kernel.blocks = value <= 0 ? 0 : kernel.blocks * value;
+                }
+                if (kernel.blocks > 0 &&
+                    kernel.stateElements > lowering.limits.maxBufferElements / kernel.blocks)
+                    throw Unsupported{"the on-chip buffers of the blocks, which a grid barrier keeps alive "
+                                      "together, exceed the executor's buffer size limit"};
+                program.kernels.push_back(kernel);
             }
-            program.kernels.push_back(kernel);
+            if (phases.size() > 1)
+                program.phaseBodies.insert(program.phaseBodies.end(), phases.begin(), phases.end());
         }
     } catch (const Unsupported& unsupported) {
         whyNot = unsupported.reason;
@@ -322,10 +385,12 @@ std::unique_ptr<JitProgram> compileJitProgram(const ir::Module& module, const ir
                      before, instructions);
     if (stats) {
         stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        stats->kernels = static_cast<int>(program->kernels.size());
+        stats->kernels = 0;
         stats->sequentialKernels = 0;
-        for (const CompiledKernel& k : program->kernels)
-            stats->sequentialKernels += k.sequential ? 1 : 0;
+        for (const CompiledKernel& k : program->kernels) {
+            stats->kernels += k.phase == 0 ? 1 : 0; // a kernel with grid barriers counts once
+            stats->sequentialKernels += k.phase == 0 && k.sequential ? 1 : 0;
+        }
         stats->instructions = instructions;
     }
     return program;

@@ -168,12 +168,24 @@ void Lowerer::fillFresh(const ir::Buffer* buffer) {
              [&](Value* i) { m_b.CreateStore(value, m_b.CreateInBoundsGEP(m_f64, base, i)); });
 }
 
-llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequential) {
+int64_t Lowerer::blockStateElements(const Stmt& kernel) {
+    int64_t elements = 0;
+    for (const ir::Buffer* buffer : kernel.allocations)
+        if (buffer->scope != ir::MemoryScope::Global)
+            elements += std::max<int64_t>(shapeOf(buffer).count, 1);
+    return elements;
+}
+
+llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, const std::string& suffix, bool& sequential,
+                                     const KernelPhase& phase) {
     const auto& globals = m_lowering.globals;
+    const bool phased = phase.count > 1;
     std::vector<llvm::Type*> argTypes(globals.size(), m_ptr);
     argTypes.insert(argTypes.end(), {m_i64, m_i64, m_ptr});
+    if (phased)
+        argTypes.push_back(m_ptr); // the blocks' state
     auto* bodyType = llvm::FunctionType::get(m_b.getVoidTy(), argTypes, false);
-    std::string name = m_lowering.namePrefix + "tb_kernel_" + std::to_string(index);
+    std::string name = m_lowering.namePrefix + "tb_kernel_" + suffix;
     m_function = llvm::Function::Create(bodyType, llvm::Function::InternalLinkage, name + "_body", m_module);
     m_function->addFnAttr(llvm::Attribute::AlwaysInline);
     m_function->addFnAttr(llvm::Attribute::NoUnwind);
@@ -183,6 +195,9 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequen
     }
     for (size_t i = 0; i < globals.size(); ++i)
         m_function->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    Value* state = phased ? m_function->getArg(static_cast<unsigned>(globals.size() + 3)) : nullptr;
+    if (phased)
+        m_function->addParamAttr(static_cast<unsigned>(globals.size() + 3), llvm::Attribute::NoAlias);
     Value* blockBegin = m_function->getArg(static_cast<unsigned>(globals.size()));
     Value* blockEnd = m_function->getArg(static_cast<unsigned>(globals.size() + 1));
     m_errorOut = m_function->getArg(static_cast<unsigned>(globals.size() + 2));
@@ -209,7 +224,9 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequen
     for (size_t d = 0; d < grid.size(); ++d)
         m_ranges.set(kernel.blockVars[d], IndexRange{0, std::max<int64_t>(grid[d] - 1, 0)});
 
-    // On-chip buffers: one stack array each, poisoned at the start of every block.
+    // On-chip buffers: one stack array each, poisoned at the start of every block (of a phased kernel's
+    // first phase; later phases restore the block's state).
+    const int64_t stateElements = phased ? blockStateElements(kernel) : 0;
     int64_t stackBytes = 0;
     std::vector<const ir::Buffer*> fresh;
     for (const ir::Buffer* buffer : kernel.allocations) {
@@ -236,9 +253,16 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequen
             m_vars[static_cast<size_t>(kernel.blockVars[d]->id)] = m_b.CreateURem(rest, i64(extent));
             rest = m_b.CreateUDiv(rest, i64(extent));
         }
-        for (const ir::Buffer* buffer : fresh)
-            fillFresh(buffer);
-        lowerStmt(kernel.body.get());
+        if (phase.index == 0)
+            for (const ir::Buffer* buffer : fresh)
+                fillFresh(buffer);
+        Value* blockState =
+            phased ? m_b.CreateGEP(m_f64, state, m_b.CreateMul(m_blockLinear, i64(stateElements))) : nullptr;
+        if (phased && phase.index > 0)
+            copyBlockState(fresh, blockState, /*restore=*/true);
+        lowerStmt(phase.body ? phase.body : kernel.body.get());
+        if (phased && phase.index + 1 < phase.count)
+            copyBlockState(fresh, blockState, /*restore=*/false);
     });
     m_b.CreateRetVoid();
 
@@ -255,10 +279,28 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequen
     args.push_back(entry->getArg(1));
     args.push_back(entry->getArg(2));
     args.push_back(entry->getArg(3));
+    if (phased) // the state follows the globals in the buffer table
+        args.push_back(
+            m_b.CreateLoad(m_ptr, m_b.CreateConstGEP1_64(m_ptr, entry->getArg(0), globals.size())));
     m_b.CreateCall(m_function, args);
     m_b.CreateRetVoid();
     sequential = m_sequential;
     return entry;
+}
+
+void Lowerer::copyBlockState(const std::vector<const ir::Buffer*>& buffers, Value* blockState, bool restore) {
+    int64_t offset = 0;
+    for (const ir::Buffer* buffer : buffers) {
+        const int64_t count = std::max<int64_t>(shapeOf(buffer).count, 1);
+        Value* stack = bufferBase(buffer, buffer->range);
+        Value* saved = m_b.CreateConstGEP1_64(m_f64, blockState, static_cast<uint64_t>(offset));
+        const uint64_t bytes = static_cast<uint64_t>(count * 8);
+        if (restore)
+            m_b.CreateMemCpy(stack, llvm::Align(8), saved, llvm::Align(8), bytes);
+        else
+            m_b.CreateMemCpy(saved, llvm::Align(8), stack, llvm::Align(8), bytes);
+        offset += count;
+    }
 }
 
 void Lowerer::lowerStmt(const Stmt* stmt) {
@@ -313,6 +355,12 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
         break;
     case StmtKind::Barrier:
         break; // in program order every wait is already satisfied
+    case StmtKind::GridSync:
+        // Phases split the kernel at the grid barriers of its top level (JitProgram.cpp); one elsewhere
+        // would need the blocks in lockstep through the loop or branch around it.
+        throw Unsupported{
+            "a T.sync_grid inside a loop or branch (the interpreter runs the blocks in lockstep "
+            "through it)"};
     }
     m_currentRange = saved;
 }

@@ -51,6 +51,17 @@ struct ErrorSite {
     std::string hint;
 };
 
+// One phase of a kernel with grid barriers (T.sync_grid at the top level of its body): the statements
+// between two barriers, lowered as a kernel function of its own. The caller runs every block of one phase
+// before any block of the next; each block's on-chip buffers persist from phase to phase in a state array
+// (blocks x blockStateElements doubles, the last entry of the buffer table), copied into the block's stack
+// arrays at the start of a phase and back at its end.
+struct KernelPhase {
+    const ir::Stmt* body = nullptr; // null: the whole kernel body (a kernel without grid barriers)
+    int index = 0;
+    int count = 1;
+};
+
 // Compile-time facts of one buffer.
 struct BufferShape {
     std::vector<int64_t> shape;
@@ -75,7 +86,10 @@ public:
 
     // The function tb_kernel_<index> for one Kernel statement. `sequential` is set when its blocks must
     // run in order (they combine results through atomic adds).
-    llvm::Function* lowerKernel(const ir::Stmt& kernel, int index, bool& sequential);
+    llvm::Function* lowerKernel(const ir::Stmt& kernel, const std::string& suffix, bool& sequential,
+                                const KernelPhase& phase = {});
+    // The doubles one block's on-chip buffers take (the state a phased kernel keeps per block).
+    int64_t blockStateElements(const ir::Stmt& kernel);
 
     // The evaluated shape of a buffer (throws Unsupported when it is not constant or too large).
     const BufferShape& shapeOf(const ir::Buffer* buffer);
@@ -121,6 +135,8 @@ private:
     void lowerIf(const ir::Stmt& s);
     void lowerStore(const ir::Stmt& s);
     void fillFresh(const ir::Buffer* buffer);
+    // A phased kernel's block state: `restore` copies it into the buffers' stack arrays, else it saves them.
+    void copyBlockState(const std::vector<const ir::Buffer*>& buffers, llvm::Value* blockState, bool restore);
     // A counted loop: body(i) for i in [0, count), count an i64 value.
     void emitLoop(llvm::Value* count, const std::function<void(llvm::Value*)>& body);
     // Branches to a failure exit that reports `site` when `failed` (i1) is true.

@@ -207,6 +207,12 @@ void scheduleWarpSpecialization(layout::KernelPlan& kernel, const PassContext& c
         ws.reason = std::to_string(kernel.threads) + " threads are not whole warpgroups";
         return;
     }
+    if (ir::containsGridSync(*kernel.kernel)) { // TileLang's producer/consumer split declines it too
+        ws.reason =
+            "the kernel has a grid barrier (T.sync_grid), which every thread of the block must reach: "
+            "no producer warpgroup";
+        return;
+    }
     std::vector<std::string> notes;
     for (const Stmt* s : bodyOf(*kernel.kernel)) {
         if (s->kind != StmtKind::For || s->loopKind != ir::LoopKind::Pipelined || s->pipeline.numStages < 1)

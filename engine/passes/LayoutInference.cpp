@@ -359,6 +359,7 @@ private:
         case ir::StmtKind::Print:
         case ir::StmtKind::WarpGroups:
         case ir::StmtKind::Barrier:
+        case ir::StmtKind::GridSync:
             break;
         }
         ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) {

@@ -121,8 +121,10 @@ layout::LayoutPlan keepOnly(const layout::LayoutPlan& plan, Section section) {
         if (section != Section::Schedule)
             k.schedule = {};
         k.sharedAccesses.clear();
-        if (section != Section::Budget)
+        if (section != Section::Budget) {
             k.budget = {};
+            k.cooperative = {}; // planned with the budget: its "launch: cooperative" line
+        }
     }
     return out;
 }

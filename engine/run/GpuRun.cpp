@@ -525,6 +525,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
                                    " block=" + std::to_string(report.block[0]) + "," +
                                    std::to_string(report.block[1]) + "," + std::to_string(report.block[2]) +
                                    " smem=" + std::to_string(report.dynamicSharedBytes) +
+                                   (gk.launch.cooperative ? " cooperative=1" : "") +
                                    (kernelArgs.empty() ? "" : " args=" + kernelArgs));
         out.kernels.push_back(report);
         out.cubins.push_back(std::move(cr.cubin));
@@ -533,6 +534,21 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
     out.stepMilliseconds.emplace_back("(nvrtc, overlapping the upload)", nvrtcMs);
     return finish(GpuRunStage::Done, "");
 }
+
+namespace {
+
+// The CPU executor's limits when it checks a GPU run. The kernels ran to completion on the GPU, so the
+// oracle's loops end: its step limit only bounds the time, and a program at its own size takes far more than
+// the default's 2^32 steps. Programs at their own size also hold larger tensors than the default's 2^28
+// elements (the persistent MLA decode's KV cache is 2^29): up to 2^30, 8 GiB of doubles on the host.
+ExecutionLimits oracleLimits() {
+    ExecutionLimits limits;
+    limits.maxSteps = int64_t(1) << 40;
+    limits.maxBufferElements = int64_t(1) << 30;
+    return limits;
+}
+
+} // namespace
 
 GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options) {
     GpuRunResult out;
@@ -557,7 +573,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     // Filled inputs are made on the host even without a comparison: the runner only fills random values.
     const bool hostInputs = options.compare || !options.fills.empty();
     std::vector<HostTensor> params =
-        allocateParams(func, dims, options.seed, diags, {}, hostInputs, options.fills);
+        allocateParams(func, dims, options.seed, diags, oracleLimits(), hostInputs, options.fills);
     if (diags.hasErrors())
         return finish(GpuRunStage::Upload, "cannot allocate the parameters");
 
@@ -656,9 +672,7 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
     if (!sample.whyNot.empty())
         out.oracleNote = "every block checked although the grid is large: " + sample.whyNot;
     ProgramExecutionOptions oracleOptions;
-    // The kernels ran to completion on the GPU, so the oracle's loops end: its step limit only bounds the
-    // time, and a program at its own size takes far more than the default's 2^32 steps.
-    oracleOptions.limits.maxSteps = int64_t(1) << 40;
+    oracleOptions.limits = oracleLimits();
     if (sample.blocks > 0) {
         oracleOptions.limits.blockSample = sample.blocks;
         markOutputsUnwritten(expected, compared);

@@ -47,6 +47,9 @@ OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& fu
     if (kernels.size() > 1)
         out.whyNot = "the program has " + std::to_string(kernels.size()) +
                      " kernels (a later one reads what an earlier one wrote)";
+    else if (ir::containsGridSync(*kernels[0].kernel))
+        out.whyNot = "its blocks wait for each other at a grid barrier (T.sync_grid): each depends on what "
+                     "the others wrote before it";
     else if (hasAtomics(*kernels[0].kernel))
         out.whyNot = "its blocks combine results through atomic adds";
     else {

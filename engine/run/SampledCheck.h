@@ -1,8 +1,8 @@
 // Checking a result at the program's own size: when a kernel's grid is too large for the CPU oracle to run
 // whole, the oracle runs an even sample of its blocks (ExecutionLimits::blockSample) and only the output
 // elements those blocks write are compared. Each block computes its outputs from the inputs alone when the
-// program has one kernel, no atomics and does not read its outputs, so a sampled block's elements are
-// exactly what the whole run would give there.
+// program has one kernel, no atomics, no grid barrier (T.sync_grid: blocks read what others wrote) and does
+// not read its outputs, so a sampled block's elements are exactly what the whole run would give there.
 #pragma once
 
 #include "engine/exec/HostTensor.h"

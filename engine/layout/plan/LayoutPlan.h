@@ -244,6 +244,16 @@ struct SharedMemoryBudgetPlan {
     int64_t blocksPerSm = 0; // the minimum of the limits above and the target's block limit
 };
 
+// A kernel with a grid barrier (T.sync_grid) launches cooperatively (cuLaunchCooperativeKernel): every block
+// of its grid must be resident at once. The shared-memory-planning pass checks the grid against blocks per
+// SM x the target's SMs (registers are not known before ptxas; __launch_bounds__ keeps one block fitting).
+struct CooperativeLaunchPlan {
+    bool required = false;
+    SourceRange barrier;               // the first T.sync_grid
+    std::optional<int64_t> gridBlocks; // when the grid is a constant
+    int64_t residentBlocks = 0;        // blocks per SM x SMs
+};
+
 struct KernelPlan {
     const ir::Stmt* kernel = nullptr;
     const ir::PrimFunc* func = nullptr;
@@ -257,6 +267,7 @@ struct KernelPlan {
     std::vector<SharedAccessPlan> sharedAccesses;
     KernelSchedule schedule;
     SharedMemoryBudgetPlan budget;
+    CooperativeLaunchPlan cooperative;
 
     // T.ws: the scope (a WarpGroups statement) around each statement inside one, and the scope whose
     // threads hold each fragment or local buffer (null: the whole block; scopes over the same threads are

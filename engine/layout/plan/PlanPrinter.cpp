@@ -383,6 +383,12 @@ std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
         // The app's budget view prints the same line, with ptxas's registers once it knows them.
         out << "  blocks per SM: " << computeOccupancy(plan.target, k.threads, b.totalBytes).limitsText()
             << "\n";
+        if (k.cooperative.required)
+            out << "  launch: cooperative (T.sync_grid" << at(o, k.cooperative.barrier) << "): "
+                << (k.cooperative.gridBlocks ? std::to_string(*k.cooperative.gridBlocks)
+                                             : std::string("a grid known at launch of"))
+                << " blocks, all resident at once; at most " << k.cooperative.residentBlocks << " fit ("
+                << b.blocksPerSm << " per SM x " << plan.target.smCount << " SMs)\n";
     }
     return out.str();
 }
@@ -497,6 +503,17 @@ void writePlanJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOpti
         json.field("blocksPerSm", b.blocksPerSm);
         json.field("limiter",
                    occupancyLimiterName(computeOccupancy(plan.target, k.threads, b.totalBytes).limiter));
+        json.endObject();
+        json.key("launch").beginObject();
+        json.field("cooperative", k.cooperative.required);
+        if (k.cooperative.required) {
+            lineField(json, o, k.cooperative.barrier);
+            if (k.cooperative.gridBlocks)
+                json.field("gridBlocks", *k.cooperative.gridBlocks);
+            else
+                json.key("gridBlocks").null();
+            json.field("residentBlocks", k.cooperative.residentBlocks);
+        }
         json.endObject();
         json.endObject();
     }

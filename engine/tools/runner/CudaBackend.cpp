@@ -188,10 +188,37 @@ BackendStatus CudaBackend::launchOnce(const std::string& id, const LaunchConfig&
             return s;
         m.sharedLimitSet = c.sharedBytes;
     }
+    if (c.cooperative)
+        return launchCooperative(m, c, params);
     return check(m_api->launchKernel(m.function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
                                      c.block[2], c.sharedBytes, /*hStream=*/nullptr, params.data(),
                                      /*extra=*/nullptr),
                  "cuLaunchKernel", "launch-failed");
+}
+
+// A kernel with a grid barrier: every block resident at once, which the driver's occupancy query (registers
+// included) checks first, so that a grid too large gets a message that says why (the driver's own answer is
+// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).
+BackendStatus CudaBackend::launchCooperative(Module& m, const LaunchConfig& c, std::vector<void*>& params) {
+    if (!m_api->launchCooperativeKernel)
+        return BackendStatus::error(
+            "launch-failed", "the driver has no cuLaunchCooperativeKernel: cannot launch a kernel with "
+                             "a grid barrier");
+    const int smCount = m_availability.devices.at(static_cast<size_t>(m_device)).smCount;
+    if (m_api->occupancyMaxActiveBlocksPerMultiprocessor) {
+        int perSm = 0;
+        BackendStatus s = check(m_api->occupancyMaxActiveBlocksPerMultiprocessor(
+                                    &perSm, m.function, static_cast<int>(c.threads()), c.sharedBytes),
+                                "cuOccupancyMaxActiveBlocksPerMultiprocessor", "launch-failed");
+        if (!s.ok())
+            return s;
+        if (c.blocks() > uint64_t(perSm) * uint64_t(smCount))
+            return cooperativeLaunchTooLarge(c, perSm, smCount);
+    }
+    return check(m_api->launchCooperativeKernel(m.function, c.grid[0], c.grid[1], c.grid[2], c.block[0],
+                                                c.block[1], c.block[2], c.sharedBytes, /*hStream=*/nullptr,
+                                                params.data()),
+                 "cuLaunchCooperativeKernel", "launch-failed");
 }
 
 BackendStatus CudaBackend::launchAsync(const std::string& id, const LaunchConfig& config,

@@ -70,6 +70,7 @@ private:
         unsigned sharedLimitSet = 0; // the MAX_DYNAMIC_SHARED_SIZE_BYTES already applied
     };
     std::map<std::string, Module> m_modules;
+    BackendStatus launchCooperative(Module& m, const LaunchConfig& config, std::vector<void*>& params);
 #endif
 };
 

@@ -1,6 +1,9 @@
 // Simulated devices for the runner's --fake mode (see FakeBackend.h).
 #include "FakeBackend.h"
 
+#include "engine/target/Occupancy.h"
+#include "engine/target/Target.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -92,9 +95,20 @@ BackendStatus FakeBackend::copyFromDevice(void* data, uint64_t address, size_t b
     return BackendStatus::success();
 }
 
-BackendStatus FakeBackend::launch(const std::string& id, const LaunchConfig&, std::vector<void*>&) {
+BackendStatus FakeBackend::launch(const std::string& id, const LaunchConfig& config, std::vector<void*>&) {
     if (!m_modules.count(id))
         return BackendStatus::error("unknown-module", "no module " + id);
+    if (config.cooperative) {
+        // The occupancy calculator's answer for the fake H200 at the 32 registers its modules report.
+        const gpu::GpuDeviceInfo& d = m_devices.front();
+        Target h200 = targetSm90a();
+        h200.sharedMemoryPerSm = d.sharedPerSmBytes;
+        h200.maxSharedMemoryPerBlock = d.sharedPerBlockOptinBytes;
+        const int perSm =
+            static_cast<int>(computeOccupancy(h200, config.threads(), config.sharedBytes, 32).blocks);
+        if (config.blocks() > uint64_t(perSm) * uint64_t(d.smCount))
+            return cooperativeLaunchTooLarge(config, perSm, d.smCount);
+    }
     return BackendStatus::success();
 }
 

@@ -46,7 +46,23 @@ struct LaunchConfig {
     unsigned grid[3] = {1, 1, 1};
     unsigned block[3] = {1, 1, 1};
     unsigned sharedBytes = 0; // dynamic shared memory
+    // cooperative=1: cuLaunchCooperativeKernel, every block resident at once (a kernel with a grid barrier).
+    bool cooperative = false;
+
+    uint64_t blocks() const { return uint64_t(grid[0]) * grid[1] * grid[2]; }
+    unsigned threads() const { return block[0] * block[1] * block[2]; }
 };
+
+// The refusal of a cooperative launch whose grid cannot be resident at once (both backends word it so).
+inline BackendStatus cooperativeLaunchTooLarge(const LaunchConfig& c, int blocksPerSm, int smCount) {
+    return BackendStatus::error(
+        "launch-failed", "a cooperative launch needs all " + std::to_string(c.blocks()) +
+                             " blocks resident at once, but the device holds at most " +
+                             std::to_string(int64_t(blocksPerSm) * smCount) + " of them (" +
+                             std::to_string(blocksPerSm) + " per SM at " + std::to_string(c.threads()) +
+                             " threads and " + std::to_string(c.sharedBytes) + " bytes of shared memory x " +
+                             std::to_string(smCount) + " SMs)");
+}
 
 class RunnerBackend {
 public:

@@ -584,6 +584,12 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
             return false;
         }
         config.sharedBytes = static_cast<unsigned>(smem);
+        const std::string cooperative = r.field("cooperative", "0");
+        if (cooperative != "0" && cooperative != "1") {
+            error("bad-request", "cooperative= is 0 or 1");
+            return false;
+        }
+        config.cooperative = cooperative == "1";
         argsText = r.field("args");
     } else {
         if (!mod->second.haveLaunch) {
@@ -682,8 +688,9 @@ bool RunnerSession::prepareLaunch(const ProtocolLine& r, bool allowRepeat, const
 
 bool RunnerSession::launchOrTime(const ProtocolLine& r, bool timed) {
     const char* usage =
-        timed ? "usage: time <module-id> [grid=x,y,z block=x,y,z smem=N args=...] warmup=N repeat=M"
-              : "usage: launch <module-id> grid=x,y,z block=x,y,z [smem=N] [args=a,b,...]";
+        timed ? "usage: time <module-id> [grid=x,y,z block=x,y,z smem=N cooperative=0|1 args=...] warmup=N "
+                "repeat=M"
+              : "usage: launch <module-id> grid=x,y,z block=x,y,z [smem=N] [cooperative=0|1] [args=a,b,...]";
     if (r.words.size() != 1) {
         error("bad-request", usage);
         return true;

@@ -5,7 +5,9 @@
 #include "engine/pipeline/GeneratedArtifacts.h"
 #include "tests/engine/codeviews/CodeViewsTestSupport.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,23 @@ TEST(PassSnapshots, GemmSectionsLinkToTheGemmLine) {
     EXPECT_NE(find(snaps, "shared-layouts").text.find("swizzle"), std::string::npos);
     // No reduction in this program: the section says so instead of being blank.
     EXPECT_NE(find(snaps, "reduce-planning").text.find("(nothing for this pass"), std::string::npos);
+}
+
+// The cooperative launch of a kernel with a grid barrier is planned with the budget: that section says it, on
+// the barrier's line, and no other does.
+TEST(PassSnapshots, TheBudgetSectionSaysTheKernelLaunchesCooperatively) {
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/grid_barrier.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto result = compileTileProgram("grid_barrier.py", text.str());
+    ASSERT_TRUE(result && result->ok()) << result->formattedDiagnostics();
+    std::vector<PassSnapshot> snaps = passSnapshots(*result);
+    const int barrier = test::sourceLineContaining(*result, "T.sync_grid()");
+    ASSERT_GT(barrier, 0);
+    EXPECT_TRUE(linkedLineContains(find(snaps, "shared-memory-planning"), barrier, "launch: cooperative"));
+    EXPECT_TRUE(linkedLineContains(find(snaps, "elaborate"), barrier, "sync_grid"));
+    EXPECT_EQ(find(snaps, "kernel-schedule").text.find("cooperative"), std::string::npos);
+    EXPECT_EQ(find(snaps, "loop-planning").text.find("cooperative"), std::string::npos);
 }
 
 TEST(PassSnapshots, PassesAfterAnErrorDidNotRun) {

@@ -226,6 +226,32 @@ TEST(RunnerFake, LoadLaunchAndTime) {
     EXPECT_EQ(client.request("time m0 warmup=2 repeat=0").code, "bad-request");
 }
 
+// cooperative=1 (a kernel with a grid barrier): the grid must be resident at once, else the launch is refused
+// with how many blocks fit; the fake H200 answers as the occupancy calculator does (132 SMs, 2048 threads and
+// 233472 bytes of shared memory per SM, 32 registers per thread).
+TEST(RunnerFake, CooperativeLaunchesMustFitOnTheDevice) {
+    RunnerClient client(fakeRunner());
+    ASSERT_TRUE(client.loadCubin("m0", "sm_90a", "vector_add", fakeCubin("vector_add")).ok());
+    // 256 threads: 8 blocks per SM by threads, 1056 on the device.
+    RunnerReply fits = client.request("launch m0 grid=1056 block=256 cooperative=1");
+    EXPECT_TRUE(fits.ok()) << fits.message;
+    RunnerReply tooMany = client.request("launch m0 grid=1057 block=256 cooperative=1");
+    EXPECT_EQ(tooMany.code, "launch-failed");
+    EXPECT_NE(tooMany.message.find("all 1057 blocks resident at once, but the device holds at most 1056 of "
+                                   "them (8 per SM at 256 threads and 0 bytes of shared memory x 132 SMs)"),
+              std::string::npos)
+        << tooMany.message;
+    // Shared memory limits it too: 100000 bytes leave 2 blocks per SM.
+    EXPECT_TRUE(client.request("launch m0 grid=264 block=256 smem=100000 cooperative=1").ok());
+    EXPECT_EQ(client.request("launch m0 grid=265 block=256 smem=100000 cooperative=1").code, "launch-failed");
+    // An ordinary launch of the same grid is not limited; `time` repeats the cooperative configuration.
+    EXPECT_TRUE(client.request("launch m0 grid=1057 block=256").ok());
+    EXPECT_TRUE(client.request("launch m0 grid=1057 block=256 cooperative=0").ok());
+    EXPECT_TRUE(client.request("launch m0 grid=1057 block=256 cooperative=1").code == "launch-failed");
+    EXPECT_EQ(client.request("time m0 warmup=1 repeat=2").code, "launch-failed");
+    EXPECT_EQ(client.request("launch m0 grid=1 block=256 cooperative=yes").code, "bad-request");
+}
+
 #if TILEBENCH_HAS_NVRTC
 TEST(RunnerFake, AcceptsARealNvrtcCubin) {
     CudaCompileOptions options;

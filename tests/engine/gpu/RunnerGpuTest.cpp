@@ -4,6 +4,7 @@
 // runner without harming this process.
 #include "RunnerTestSupport.h"
 #include "TestKernels.h"
+#include "engine/codegen/DeviceHeader.h"
 #include "engine/gpu/CudaDriver.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
@@ -176,6 +177,61 @@ TEST(RunnerGpu, EndlessKernelIsKilledByTheWatchdog) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
     EXPECT_FALSE(test::processExists(first));
     runVectorAdd(client, device.nativeArch(), compiled.cubin, 4096);
+}
+
+// The generated code's grid barrier (codegen::cudaGridSyncHeader) under a cooperative launch of one block per
+// SM, three times in a row: every block stores its index, waits, and reads its right neighbour's; each
+// round must see the round's values (a barrier that let a block through early would read the last round's).
+TEST(RunnerGpu, CooperativeLaunchWithTheGridBarrier) {
+    REQUIRE_GPU(device);
+    const std::string source = std::string(codegen::cudaGridSyncHeader()) + R"CUDA(
+extern "C" __global__ void ring(int* slots, int* seen, int rounds) {
+    const unsigned n = gridDim.x;
+    for (int r = 0; r < rounds; ++r) {
+        if (threadIdx.x == 0)
+            slots[blockIdx.x] = r * 100000 + (int)blockIdx.x;
+        tb_grid_sync();
+        if (threadIdx.x == 0)
+            seen[r * n + blockIdx.x] = slots[(blockIdx.x + 1) % n];
+        tb_grid_sync();
+    }
+}
+)CUDA";
+    CudaCompileOptions options;
+    options.arch = device.nativeArch();
+    CudaCompileResult compiled = compileCuda(source, "ring", options);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    RunnerClient client(gpuRunner());
+    ASSERT_TRUE(client.loadCubin("ring", device.nativeArch(), "ring", compiled.cubin).ok());
+    const int blocks = device.smCount, rounds = 3;
+    ASSERT_TRUE(client.request("alloc slots " + std::to_string(4 * blocks)).ok());
+    ASSERT_TRUE(client.request("alloc seen " + std::to_string(4 * blocks * rounds)).ok());
+    for (int launch = 0; launch < 2; ++launch) { // the arrival word is right for the next launch too
+        RunnerReply r =
+            client.request("launch ring grid=" + std::to_string(blocks) +
+                           " block=256 cooperative=1 args=buf:slots,buf:seen,i32:" + std::to_string(rounds));
+        ASSERT_TRUE(r.ok()) << r.code << " " << r.message;
+        std::vector<char> raw;
+        ASSERT_TRUE(client.readBuffer("seen", raw).ok());
+        ASSERT_EQ(raw.size(), size_t(4 * blocks * rounds));
+        int wrong = 0;
+        for (int round = 0; round < rounds; ++round)
+            for (int b = 0; b < blocks; ++b) {
+                int value;
+                std::memcpy(&value, raw.data() + 4 * (round * blocks + b), 4);
+                const int expected = round * 100000 + (b + 1) % blocks;
+                if (value != expected && ++wrong <= 5)
+                    ADD_FAILURE() << "launch " << launch << " round " << round << " block " << b << ": "
+                                  << value << ", expected " << expected;
+            }
+        EXPECT_EQ(wrong, 0);
+    }
+    // A grid that cannot be resident at once is refused before it could hang, saying how many blocks fit.
+    RunnerReply tooLarge = client.request("launch ring grid=" + std::to_string(blocks * 1000) +
+                                          " block=1024 cooperative=1 args=buf:slots,buf:seen,i32:0");
+    EXPECT_EQ(tooLarge.code, "launch-failed") << tooLarge.message;
+    EXPECT_NE(tooLarge.message.find("blocks resident at once"), std::string::npos) << tooLarge.message;
+    EXPECT_EQ(client.restartCount(), 0);
 }
 
 } // namespace

@@ -111,6 +111,18 @@ TEST(IrJson, GemmDocument) {
     EXPECT_EQ(str(store->at({"value", "tree", "rhs", "dtype"})), "float32");
 }
 
+TEST(IrJson, GridBarrierIsAStatementOfItsOwn) {
+    GemmProgram p;
+    p.kernel->body = makeSeq({makeStmt(StmtKind::GridSync, p.src.line(30)), p.kernel->body});
+    std::string json = moduleToJson(*p.module, &p.src.sources);
+    auto doc = parseDocument(json);
+    ASSERT_TRUE(doc) << json;
+    const JsonValue* sync = doc->at({"funcs", "0", "kernels", "0", "body", "stmts", "0"});
+    ASSERT_TRUE(sync) << json;
+    EXPECT_EQ(str(sync->member("kind")), "GridSync");
+    EXPECT_EQ(num(sync->at({"loc", "line"})), 30);
+}
+
 TEST(IrJson, WithoutSourcesHasNoLocations) {
     GemmProgram p;
     std::string json = moduleToJson(*p.module);

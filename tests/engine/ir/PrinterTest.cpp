@@ -151,7 +151,9 @@ TEST(Printer, OtherStatements) {
     swizzle->rowOrder = false;
     swizzle->value = makeBool(true);
 
-    std::string text = printStmt(makeSeq({annotate, swizzle, loop}));
+    auto sync = makeStmt(StmtKind::GridSync);
+
+    std::string text = printStmt(makeSeq({annotate, swizzle, loop, sync}));
     EXPECT_TRUE(hasLine(text, "annotate_layout S: swizzled(k_major=True, allow_pad=True)")) << text;
     EXPECT_TRUE(hasLine(text, "annotate_layout S: layout(lambda i, j: [j, i])")) << text;
     EXPECT_TRUE(hasLine(text, "use_swizzle(panel=4, order=col)")) << text;
@@ -160,6 +162,7 @@ TEST(Printer, OtherStatements) {
     EXPECT_TRUE(hasLine(text, "atomic_add G[x : +1] += 1.5")) << text;
     EXPECT_TRUE(hasLine(text, "else:")) << text;
     EXPECT_TRUE(hasLine(text, "print(S, msg=\"tile \\\"S\\\"\")")) << text;
+    EXPECT_TRUE(hasLine(text, "sync_grid")) << text;
 }
 
 TEST(Printer, NullAndDeepTreesDoNotCrash) {

@@ -65,6 +65,16 @@ TEST(Verifier, ThreadIndexOutsideKernel) {
     EXPECT_NE(out.find("thread_index 'tx'"), std::string::npos) << out;
 }
 
+TEST(Verifier, GridBarrierOutsideKernel) {
+    GemmProgram p;
+    auto sync = makeStmt(StmtKind::GridSync, p.src.line(30));
+    p.kernel->body = makeSeq({p.kernel->body, sync}); // inside the kernel: fine
+    EXPECT_EQ(verify(*p.module, true), "");
+    p.module->funcs[0].body = makeSeq({p.kernel, makeStmt(StmtKind::GridSync, p.src.line(31))});
+    std::string out = verify(*p.module, false);
+    EXPECT_NE(out.find("a grid barrier outside every kernel"), std::string::npos) << out;
+}
+
 TEST(Verifier, RegionRank) {
     GemmProgram p;
     p.copyA->dst = region(p.aShared, {c(0)}, {c(128)});

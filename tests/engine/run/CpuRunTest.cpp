@@ -90,6 +90,23 @@ TEST(CpuRun, WarpSpecializedCorpusGemmsComputeTheProduct) {
     }
 }
 
+// TileLang's persistent MLA decode (one block per SM looping over the tiles, a grid barrier between the split
+// attention and the combination of the splits) computes the MLA decode: its parameters are the mla_decode
+// reference's, glse and Output_partial included.
+TEST(CpuRun, PersistentMlaDecodeComputesTheMlaDecode) {
+    const std::string file = "deepseek_mla/example_mla_decode_persistent.py";
+    const std::string text =
+        readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file) +
+        "\n# tilebench-reference: mla_decode\n";
+    PlannedProgram p = planProgram(file, text, {{"batch", "2"}, {"heads", "128"}, {"seqlen_kv", "512"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+    run::CpuRunResult r = run::runOnCpu(*p.result);
+    ASSERT_TRUE(r.executed) << r.error;
+    EXPECT_TRUE(r.checked) << r.error;
+    EXPECT_TRUE(r.ok) << run::describeCpuRun(r).text();
+    EXPECT_EQ(r.outputs.size(), 3u) << run::describeCpuRun(r).text(); // glse, Output_partial, Output
+}
+
 // A GPU run whose CPU check could not finish is reported as not checked, not as wrong; a sampled check says
 // how much it compared.
 TEST(RunReport, AFailedOracleIsNotCheckedAndASampledCheckSaysWhatItCompared) {

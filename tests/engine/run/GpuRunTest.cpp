@@ -104,6 +104,13 @@ std::vector<Case> corpusCases() {
     out.push_back(cast);
     cast.params = {{"M", "300"}, {"N", "640"}, {"M_max", "200"}, {"BG", "3"}};
     out.push_back(cast);
+    // A grid barrier (T.sync_grid, a cooperative launch): the persistent MLA decode, one block per SM, at a
+    // small shape; its own shape is GridSyncOnGpu below.
+    Case persistent;
+    persistent.file = "deepseek_mla/example_mla_decode_persistent.py";
+    persistent.corpus = true;
+    persistent.params = {{"batch", "2"}, {"heads", "128"}, {"kv_ctx", "512"}};
+    out.push_back(persistent);
     return out;
 }
 
@@ -137,6 +144,9 @@ std::vector<Case> portableCases() {
         {"fuzz_bfloat16_fragment.py", {}, true, Backend::Portable, 12000607},
         {"fuzz_float16_literal.py", {}, true, Backend::Portable, 9001026},
         {"fuzz_wgmma_mn_major_panel.py", {}, true, Backend::Portable, 3024},
+        // A grid barrier: blocks read what their neighbours wrote before it (cooperative launch).
+        {"grid_barrier.py", {}, true},
+        {"grid_barrier.py", {{"blocks", "264"}, {"block_N", "256"}}, true},
     };
 }
 
@@ -217,6 +227,24 @@ def bad(M=256):
     ASSERT_TRUE(good.ok());
     run::GpuRunResult ok = run::runOnGpu(*good.result, options);
     EXPECT_TRUE(ok.ok()) << describe(ok);
+}
+
+// The persistent MLA decode of the TileLang corpus at its own default shape (batch 128, heads 128, kv_ctx
+// 8192: a 2^29-element KV cache), as `tilec run --gpu` runs it: one block per SM, a grid barrier between the
+// split attention and the combination, every block checked against the CPU executor.
+TEST(GridSyncOnGpu, PersistentMlaDecodeAtItsOwnShape) {
+    std::string why;
+    if (!gpuAvailable(why))
+        GTEST_SKIP() << "no GPU: " << why;
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        PlannedProgram p = planCorpusProgram("deepseek_mla/example_mla_decode_persistent.py", {}, backend);
+        ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+        run::GpuRunOptions options;
+        options.client = &sharedRunner();
+        run::GpuRunResult r = run::runOnGpu(*p.result, options);
+        EXPECT_TRUE(r.ok()) << backendName(backend) << ": " << describe(r);
+        EXPECT_EQ(r.oracleBlocks, 0) << "a kernel with a grid barrier is checked whole";
+    }
 }
 
 // CI half of the GPU cases (no GPU needed): every case plans and generates CUDA, and its kernels launch

@@ -92,4 +92,18 @@ TEST(SampledCheck, AtomicsAndSmallGridsAreCheckedWhole) {
               t.gridBlocks > 2 ? 2 : 0);
 }
 
+// Blocks that wait for each other at a grid barrier read what other blocks wrote: checked whole, even when a
+// sample is asked for, with the reason.
+TEST(SampledCheck, AKernelWithAGridBarrierIsCheckedWhole) {
+    PlannedProgram p = planTestProgram("grid_barrier.py", {{"blocks", "1056"}});
+    ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+    const ir::PrimFunc& f = p.result->module->funcs.at(0);
+    for (int64_t requested : {int64_t(-1), int64_t(2)}) {
+        run::OracleSample s = run::chooseOracleSample(*p.result->module, f, {}, requested);
+        EXPECT_EQ(s.gridBlocks, 1056);
+        EXPECT_EQ(s.blocks, 0) << requested;
+        EXPECT_NE(s.whyNot.find("grid barrier (T.sync_grid)"), std::string::npos) << s.whyNot;
+    }
+}
+
 } // namespace
