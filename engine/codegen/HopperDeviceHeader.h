@@ -29,7 +29,8 @@ struct WgmmaShape {
     Operand operand = Operand::F16; // A's type, and B's unless operandB says otherwise
     Accum accum = Accum::F32;
     AForm aForm = AForm::SS;
-    std::optional<Operand> operandB; // float8 only: B's type where it differs from A's (e4m3 x e5m2)
+    // float8 only: B's type where it differs from A's (e4m3 x e5m2).
+    std::optional<Operand> operandB = std::nullopt;
 
     Operand bOperand() const { return operandB.value_or(operand); }
     friend bool operator==(const WgmmaShape&, const WgmmaShape&) = default;

@@ -55,7 +55,8 @@ TEST(Float8Codegen, CorpusGemmIsMmaM16n8k32FedByLdmatrix) {
         // 4 A atoms and 4 x4 loads of B per k step, 2 k steps of 32 in block_K = 64.
         EXPECT_EQ(countOf(cuda, "tb_ldmatrix_x4(a_frag["), 8u);
         EXPECT_EQ(countOf(cuda, "tb_ldmatrix_x4(b_frag["), 8u);
-        EXPECT_EQ(countOf(cuda, "_trans("), 0u) << "K-major operands need no transposing load";
+        EXPECT_EQ(countOf(cuda, "_trans(a_frag") + countOf(cuda, "_trans(b_frag"), 0u)
+            << "K-major operands need no transposing load";
         // k step 1 is 32 bytes on within the 64B swizzle: an XOR of the lane's row offset.
         EXPECT_NE(cuda.find("A_shared_row_x32 = A_shared_row ^ 32u;"), std::string::npos);
         if (gpu::nvrtcVersionString().empty())
@@ -105,10 +106,12 @@ TEST(Float8Codegen, MixedFormatsOnBothBackendsCompileForSm90a) {
                           std::string::npos);
                 EXPECT_NE(cuda.find("tb_mma_e4m3_e5m2(C_local["), std::string::npos);
             }
-            if (backend == Backend::Portable && std::string(slices) == "False")
+            if (backend == Backend::Portable && std::string(slices) == "False") {
                 EXPECT_NE(cuda.find("woven with the pipeline"), std::string::npos);
-            if (std::string(slices) == "True") // per-load formulas: k slices 32 wide, matrix rows 16 wide
+            }
+            if (std::string(slices) == "True") { // per-load formulas: k slices 32 wide, matrix rows 16 wide
                 EXPECT_NE(cuda.find("((kk * 32) + 0 + (lane / 16) * 16)"), std::string::npos);
+            }
             if (gpu::nvrtcVersionString().empty())
                 GTEST_SKIP() << "NVRTC not available in this build";
             EXPECT_EQ(nvrtcFailures(code, "sm_90a"), "");
