@@ -263,6 +263,38 @@ static __device__ __forceinline__ void tb_rasterize_col(int panel, int& bx, int&
 )CUDA";
 }
 
+namespace {
+
+// PTX's name of a float8 operand type: e4m3 (TileLang's float8_e4m3fn) or e5m2.
+const char* float8PtxType(ir::DType t) {
+    return t == ir::DType::Float8E5M2 ? "e5m2" : "e4m3";
+}
+
+} // namespace
+
+std::string float8MmaFunction(ir::DType a, ir::DType b) {
+    return std::string("tb_mma_") + float8PtxType(a) + "_" + float8PtxType(b);
+}
+
+std::string float8MmaDefinition(ir::DType a, ir::DType b) {
+    const std::string types = std::string(float8PtxType(a)) + "." + float8PtxType(b);
+    return "// mma.sync m16n8k32 ." + types +
+           " with fp32 accumulators (sm_89 and up): c0..c3 += A (4 regs of four\n"
+           "// float8 each) x B (2 regs); the registers are ldmatrix's, the operands read K-major as 16-bit "
+           "pairs.\n"
+           "static __device__ __forceinline__ void " +
+           float8MmaFunction(a, b) +
+           "(float& c0, float& c1, float& c2, float& c3, const unsigned* a,\n"
+           "                                                  unsigned b0, unsigned b1) {\n"
+           "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32." +
+           types +
+           ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, \"\n"
+           "                 \"{%8, %9}, {%0, %1, %2, %3};\\n\"\n"
+           "                 : \"+f\"(c0), \"+f\"(c1), \"+f\"(c2), \"+f\"(c3)\n"
+           "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+           "}\n";
+}
+
 std::string roundedTo(ir::DType t, const std::string& value) {
     switch (t) {
     case ir::DType::Float16:

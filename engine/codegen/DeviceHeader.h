@@ -24,6 +24,11 @@ const char* cudaFloat8Header();
 // grid.sync() algorithm (one arrival word whose top bit flips when the last block arrives) on a __device__
 // word of the translation unit, with release/acquire atomics at GPU scope.
 const char* cudaGridSyncHeader();
+// mma.sync m16n8k32 with float8 operands (e4m3fn or e5m2, mixed pairs too) and fp32 accumulators, which
+// exists from sm_89 on: its helper's name for one (A, B) pair ("tb_mma_e4m3_e5m2") and its definition,
+// emitted after the float8 header only for kernels that issue it (so sm_80 units never see the instruction).
+std::string float8MmaFunction(ir::DType a, ir::DType b);
+std::string float8MmaDefinition(ir::DType a, ir::DType b);
 
 // The header's rounding of a float expression to dtype `t`'s grid (tb_round_f16, tb_round_bf16,
 // tb_round_e4m3, tb_round_e5m2): how a value narrower than float32 stays what its type can hold while

@@ -1,4 +1,5 @@
-// Lowering of T.gemm to ldmatrix + mma.sync.m16n8k16 per warp tile (docs/bank-analysis.md's instruction
+// Lowering of T.gemm to ldmatrix + mma.sync.m16n8k16 per warp tile (m16n8k32 for float8 operands, read
+// K-major as 16-bit pairs; docs/bank-analysis.md's instruction
 // rules): ldmatrix.x4 operands (x2 for 8-column B atoms, .trans for MN-major operands), double-buffered
 // across k steps, and, inside a T.Pipelined loop that only copies and multiplies, woven with the pipeline
 // so the next tile's first fragments load while the current tile's last k step computes.
@@ -7,6 +8,7 @@
 // k step) then differs by a compile-time XOR (a swizzle moving a k step flips chunk bits) and add, which the
 // emitter finds by evaluating the shared layout for every thread. The main loop is left with one add per load
 // and immediate offsets, which is what keeps the tensor cores fed (and NVRTC quick).
+#include "engine/codegen/DeviceHeader.h"
 #include "engine/codegen/KernelEmitter.h"
 #include "engine/codegen/LdmatrixLanes.h"
 #include "engine/ir/IrQueries.h"
@@ -115,7 +117,9 @@ std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt
                 gp = &g;
     auto fail = [&](const std::string& why) {
         error("codegen-gemm-unsupported", s.range, "T.gemm cannot be lowered to mma.sync: " + why,
-              "use float16/bfloat16 operands with a float32 accumulator and tiles that are multiples of 16");
+              "use float16/bfloat16 operands (or float8 ones stored K-major, from shared memory) with a "
+              "float32 "
+              "accumulator and tiles that are multiples of the instruction's k (16; 32 for float8)");
         return std::nullopt;
     };
     if (!gp)
@@ -135,15 +139,26 @@ std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt
     if (!g.a || !g.b || !g.c)
         return std::nullopt;
     DType at = g.a->dtype;
-    if (!(at == DType::Float16 || at == DType::BFloat16) || g.b->dtype != at ||
-        g.c->dtype != DType::Float32 || g.c->scope != MemoryScope::Fragment ||
+    // 16-bit pairs (m16n8k16) or float8 pairs, mixed e4m3/e5m2 included (m16n8k32, sm_89 and up: the warp
+    // partition checked the target).
+    const bool float8 = ir::isFloat8(at) && ir::isFloat8(g.b->dtype);
+    const bool sixteen = (at == DType::Float16 || at == DType::BFloat16) && g.b->dtype == at;
+    if (!(sixteen || float8) || g.c->dtype != DType::Float32 || g.c->scope != MemoryScope::Fragment ||
         g.b->scope != MemoryScope::Shared ||
         !(g.a->scope == MemoryScope::Shared || g.a->scope == MemoryScope::Fragment) ||
-        gp->instruction.k != 16) {
+        gp->instruction.k != (float8 ? 32 : 16)) {
         return fail("operands are " + std::string(ir::dtypeName(at)) + " x " + ir::dtypeName(g.b->dtype) +
                     " -> " + ir::dtypeName(g.c->dtype) + " (" + ir::scopeName(g.a->scope) + ", " +
                     ir::scopeName(g.b->scope) + ", " + ir::scopeName(g.c->scope) + ")");
     }
+    if (float8 && g.a->scope == MemoryScope::Fragment)
+        return fail(
+            "a float8 A operand in registers is not lowered (ldmatrix loads float8 operands from shared "
+            "memory)");
+    if (float8 && (s.transposeA || !s.transposeB))
+        return fail("float8 operands are loaded K-major only (A [M][K], B [N][K] with transpose_B=True)");
+    g.kStep = gp->instruction.k;
+    g.chunk = 16 / ir::dtypeBytes(at);
     auto last2 = [](const ir::Region& r, int64_t& x, int64_t& y) {
         size_t n = r.extents.size();
         if (n < 2)
@@ -163,7 +178,8 @@ std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt
     g.n = s.transposeB ? b0 : b1;
     int64_t kb = s.transposeB ? b1 : b0;
     const layout::WarpGrid& grid = gp->grid;
-    if (kb != g.k || c0 != g.m || c1 != g.n || g.k % 16 != 0 || grid.mWarp * grid.nWarp * 32 != m_threads) {
+    if (kb != g.k || c0 != g.m || c1 != g.n || g.k % g.kStep != 0 ||
+        grid.mWarp * grid.nWarp * 32 != m_threads) {
         return fail("shapes " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
                     " with " + std::to_string(grid.mWarp) + "x" + std::to_string(grid.nWarp) +
                     " warps over " + std::to_string(m_threads) + " threads");
@@ -176,19 +192,19 @@ std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt
     g.atomsN = g.warpN / 8;
     g.bX4 = g.warpN % 16 == 0;
     g.loadsB = g.bX4 ? g.warpN / 16 : g.atomsN;
-    g.steps = g.k / 16;
-    // Shared operands: 16-byte rows for ldmatrix.
+    g.steps = g.k / g.kStep;
+    // Shared operands: 16-byte rows for ldmatrix (g.chunk elements).
     for (const ir::Region* r : {&s.a, &s.b}) {
         if (r->buffer->scope != MemoryScope::Shared)
             continue;
         auto it = m_shared.find(r->buffer);
         if (it == m_shared.end())
             return fail("shared operand without storage");
-        bool ok = isMultipleOf(r->mins.back(), 8);
+        bool ok = isMultipleOf(r->mins.back(), g.chunk);
         if (!it->second.hasLayout) {
             auto last = r->buffer->constantExtent(r->buffer->rank() - 1);
-            ok = ok && last && *last % 8 == 0;
-        } else if (it->second.layout.inputShape().back() % 8 != 0) {
+            ok = ok && last && *last % g.chunk == 0;
+        } else if (it->second.layout.inputShape().back() % g.chunk != 0) {
             ok = false;
         }
         if (!ok)
@@ -254,7 +270,7 @@ std::optional<KernelEmitter::GemmLowering> KernelEmitter::prepareGemm(const Stmt
     g.warpNVar = internalName("warp_n");
     g.aFrag = internalName("a_frag");
     g.bFrag = internalName("b_frag");
-    g.mma = at == DType::Float16 ? "tb_mma_f16" : "tb_mma_bf16";
+    g.mma = float8 ? float8MmaFunction(at, g.b->dtype) : at == DType::Float16 ? "tb_mma_f16" : "tb_mma_bf16";
     g.cName = nameOf(g.c);
     if (!g.registerA)
         g.aAddr = solveOperandAddressing(g, true);
@@ -277,10 +293,11 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
     const int64_t lanesUsed = operandA || g.bX4 ? 32 : 16;
     auto offsetOf = [&](int64_t t, int64_t atom, int64_t step) -> std::optional<int64_t> {
         int64_t lane = t % 32, w = t / 32, wm = w % grid.mWarp, wn = w / grid.mWarp;
-        auto [row, col] =
-            operandA ? ldmatrixLaneA<int64_t>(transposed, wm * g.warpM + atom * atomStride, step * 16, lane)
-                     : ldmatrixLaneB<int64_t>(transposed, g.bX4, wn * g.warpN + atom * atomStride, step * 16,
-                                              lane);
+        auto [row, col] = operandA
+                              ? ldmatrixLaneA<int64_t>(transposed, wm * g.warpM + atom * atomStride,
+                                                       step * g.kStep, lane, g.chunk)
+                              : ldmatrixLaneB<int64_t>(transposed, g.bX4, wn * g.warpN + atom * atomStride,
+                                                       step * g.kStep, lane, g.chunk);
         std::vector<int64_t> q = *mins;
         q[q.size() - 2] += row;
         q[q.size() - 1] += col;
@@ -347,8 +364,9 @@ KernelEmitter::OperandAddressing KernelEmitter::solveOperandAddressing(const Gem
     }
     // The lane's offset at atom 0, k step 0, as C: the layout formula without the stage term.
     const CText lane = CText::var(g.lane), k0 = CText::var("0");
-    auto [row, col] = operandA ? ldmatrixLaneA(transposed, warpOrigin(g.warpMVar, g.warpM), k0, lane)
-                               : ldmatrixLaneB(transposed, g.bX4, warpOrigin(g.warpNVar, g.warpN), k0, lane);
+    auto [row, col] =
+        operandA ? ldmatrixLaneA(transposed, warpOrigin(g.warpMVar, g.warpM), k0, lane, g.chunk)
+                 : ldmatrixLaneB(transposed, g.bX4, warpOrigin(g.warpNVar, g.warpN), k0, lane, g.chunk);
     std::vector<std::string> minTexts;
     for (int64_t m : *mins)
         minTexts.push_back(std::to_string(m));
@@ -418,7 +436,7 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
         return "tb_smem_s + " + std::to_string(base) + " + " +
                std::to_string(ir::dtypeBytes(r.buffer->dtype)) + " * (" + sharedOffset(r.buffer, idx) + ")";
     };
-    const CText k0 = CText::var(std::to_string(step * 16)), lane = CText::var(g.lane);
+    const CText k0 = CText::var(std::to_string(step * g.kStep)), lane = CText::var(g.lane);
     if (!g.registerA) {
         const char* op = s.transposeA ? "tb_ldmatrix_x4_trans(" : "tb_ldmatrix_x4(";
         for (int64_t mi = 0; mi < g.atomsM; ++mi) {
@@ -427,7 +445,7 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
                 ptr = address(s.a, g.aAddr, mi);
             } else {
                 auto [row, col] =
-                    ldmatrixLaneA(s.transposeA, warpOrigin(g.warpMVar, g.warpM, mi * 16), k0, lane);
+                    ldmatrixLaneA(s.transposeA, warpOrigin(g.warpMVar, g.warpM, mi * 16), k0, lane, g.chunk);
                 ptr = formula(s.a, row.text, col.text);
             }
             line(call(op, aRef + "[" + std::to_string(mi) + "]", ptr), s.a.range);
@@ -440,8 +458,9 @@ void KernelEmitter::emitGemmLoads(const GemmLowering& g, int64_t step, const std
         if (g.bAddr.solved) {
             ptr = address(s.b, g.bAddr, ni);
         } else {
-            auto [row, col] = ldmatrixLaneB(s.transposeB, g.bX4,
-                                            warpOrigin(g.warpNVar, g.warpN, ni * (g.bX4 ? 16 : 8)), k0, lane);
+            auto [row, col] =
+                ldmatrixLaneB(s.transposeB, g.bX4, warpOrigin(g.warpNVar, g.warpN, ni * (g.bX4 ? 16 : 8)), k0,
+                              lane, g.chunk);
             ptr = formula(s.b, row.text, col.text);
         }
         line(call(op, bRef + "[" + std::to_string(ni) + "]", ptr), s.b.range);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -299,7 +300,29 @@ template <int N> static __device__ __forceinline__ void tb_tma_store_wait_all() 
 }
 
 const char* operandName(WgmmaShape::Operand o) {
-    return o == WgmmaShape::Operand::F16 ? "f16" : "bf16";
+    switch (o) {
+    case WgmmaShape::Operand::F16:
+        return "f16";
+    case WgmmaShape::Operand::BF16:
+        return "bf16";
+    case WgmmaShape::Operand::E4M3:
+        return "e4m3";
+    case WgmmaShape::Operand::E5M2:
+        return "e5m2";
+    }
+    return "f16";
+}
+
+bool isFloat8Operand(WgmmaShape::Operand o) {
+    return o == WgmmaShape::Operand::E4M3 || o == WgmmaShape::Operand::E5M2;
+}
+
+// "f16", "e4m3", or "e4m3e5m2" for a mixed float8 pair.
+std::string operandsName(const WgmmaShape& shape) {
+    std::string name = operandName(shape.operand);
+    if (shape.bOperand() != shape.operand)
+        name += operandName(shape.bOperand());
+    return name;
 }
 
 const char* accumName(WgmmaShape::Accum a) {
@@ -311,8 +334,9 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
     const bool f32 = shape.accum == WgmmaShape::Accum::F32;
     const bool rs = shape.aForm == WgmmaShape::AForm::RS;
     const std::string accType = f32 ? "float" : "unsigned";
-    const std::string ab = operandName(shape.operand);
-    const std::string ptxShape = "m64n" + std::to_string(shape.n) + "k16";
+    const bool float8 = wgmmaFloat8(shape);
+    const std::string a = operandName(shape.operand), b = operandName(shape.bOperand());
+    const std::string ptxShape = "m64n" + std::to_string(shape.n) + "k" + std::to_string(wgmmaShapeK(shape));
     // Operands: accumulators 0..regs-1, then A (a descriptor, or 4 registers), the B descriptor, scale-d,
     // and the immediates.
     int next = regs;
@@ -326,22 +350,28 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
         aInputs = "\"l\"(descA)";
     }
     const int bOp = next++, scaleOp = next++;
-    std::string imms = "%" + std::to_string(next) + ", %" + std::to_string(next + 1) + ", %" +
-                       std::to_string(next + 2) + (rs ? "" : ", %" + std::to_string(next + 3));
+    // scale-a and scale-b, then the transpose immediates (none for float8: K-major only).
+    const int immediates = float8 ? 2 : rs ? 3 : 4;
+    std::string imms;
+    for (int i = 0; i < immediates; ++i)
+        imms += (i ? ", %" : "%") + std::to_string(next + i);
 
     std::string s;
-    s += "// wgmma.mma_async " + ptxShape + " ." + accumName(shape.accum) + " += ." + ab + " x ." + ab +
+    s += "// wgmma.mma_async " + ptxShape + " ." + accumName(shape.accum) + " += ." + a + " x ." + b +
          ", A from " + (rs ? "registers (4 x b32 per thread)" : "a shared-memory descriptor") +
          ", B from a descriptor; " + std::to_string(regs) + " accumulator registers.\n";
-    s += "// scaleD = 0 overwrites the accumulators; Trans = 1 reads that operand MN-major.\n";
-    s += rs ? "template <int ScaleA = 1, int ScaleB = 1, int TransB = 0>\n"
-            : "template <int ScaleA = 1, int ScaleB = 1, int TransA = 0, int TransB = 0>\n";
+    s += float8 ? "// scaleD = 0 overwrites the accumulators; both operands are K-major (float8 has no "
+                  "transpose).\n"
+                : "// scaleD = 0 overwrites the accumulators; Trans = 1 reads that operand MN-major.\n";
+    s += float8 ? "template <int ScaleA = 1, int ScaleB = 1>\n"
+         : rs   ? "template <int ScaleA = 1, int ScaleB = 1, int TransB = 0>\n"
+                : "template <int ScaleA = 1, int ScaleB = 1, int TransA = 0, int TransB = 0>\n";
     s += "static __device__ __forceinline__ void " + wgmmaFunctionName(shape) + "(" + accType + " (&d)[" +
          std::to_string(regs) + "], " + (rs ? "const unsigned (&a)[4]" : "tb_u64 descA") +
          ", tb_u64 descB, int scaleD) {\n";
     s += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(scaleOp) + ", 0;\\n\"\n";
     s += "                 \"wgmma.mma_async.sync.aligned." + ptxShape + "." + accumName(shape.accum) + "." +
-         ab + "." + ab + " \"\n";
+         a + "." + b + " \"\n";
     std::string line = "                 \"{";
     for (int i = 0; i < regs; ++i) {
         std::string item = "%" + std::to_string(i) + (i + 1 < regs ? ", " : "");
@@ -366,29 +396,45 @@ std::string wgmmaWrapperText(const WgmmaShape& shape) {
     }
     s += line + "\n";
     s += "                 : " + aInputs + ", \"l\"(descB), \"r\"(scaleD), \"n\"(ScaleA), \"n\"(ScaleB)" +
-         (rs ? ", \"n\"(TransB)" : ", \"n\"(TransA), \"n\"(TransB)") + ");\n";
+         (float8 ? ""
+          : rs   ? ", \"n\"(TransB)"
+                 : ", \"n\"(TransA), \"n\"(TransB)") +
+         ");\n";
     s += "}\n";
     return s;
 }
 
 auto shapeKey(const WgmmaShape& s) {
-    return std::make_tuple(static_cast<int>(s.operand), static_cast<int>(s.accum), static_cast<int>(s.aForm),
-                           s.n);
+    return std::make_tuple(static_cast<int>(s.operand), static_cast<int>(s.bOperand()),
+                           static_cast<int>(s.accum), static_cast<int>(s.aForm), s.n);
 }
 
 } // namespace
+
+bool wgmmaFloat8(const WgmmaShape& shape) {
+    return isFloat8Operand(shape.operand);
+}
+
+int wgmmaShapeK(const WgmmaShape& shape) {
+    return wgmmaFloat8(shape) ? 32 : 16;
+}
 
 std::string wgmmaShapeProblem(const WgmmaShape& shape) {
     if (shape.n < 8 || shape.n > 256 || shape.n % 8 != 0)
         return "n=" + std::to_string(shape.n) + " is not a multiple of 8 in 8..256";
     if (shape.operand == WgmmaShape::Operand::BF16 && shape.accum == WgmmaShape::Accum::F16)
         return "bf16 operands accumulate in f32 only (wgmma has no .f16.bf16.bf16 form)";
+    if (isFloat8Operand(shape.operand) != isFloat8Operand(shape.bOperand()) ||
+        (!isFloat8Operand(shape.operand) && shape.bOperand() != shape.operand))
+        return std::string("wgmma has no .") + operandName(shape.operand) + " x ." +
+               operandName(shape.bOperand()) + " form (only float8 pairs mix e4m3 and e5m2)";
     return {};
 }
 
 std::string wgmmaShapeName(const WgmmaShape& shape) {
-    return "m64n" + std::to_string(shape.n) + "k16_" + accumName(shape.accum) + "_" +
-           operandName(shape.operand) + (shape.aForm == WgmmaShape::AForm::SS ? "_ss" : "_rs");
+    return "m64n" + std::to_string(shape.n) + "k" + std::to_string(wgmmaShapeK(shape)) + "_" +
+           accumName(shape.accum) + "_" + operandsName(shape) +
+           (shape.aForm == WgmmaShape::AForm::SS ? "_ss" : "_rs");
 }
 
 std::string wgmmaFunctionName(const WgmmaShape& shape) {
@@ -414,8 +460,9 @@ bool parseWgmmaShape(const std::string& text, WgmmaShape& shape, std::string* er
     if (parts.size() != 4)
         return fail("does not have four parts");
     const std::string& mnk = parts[0];
-    if (mnk.rfind("m64n", 0) != 0 || mnk.size() < 8 || mnk.substr(mnk.size() - 3) != "k16")
-        return fail("is not m64n<N>k16");
+    const std::string k = mnk.size() >= 8 ? mnk.substr(mnk.size() - 3) : std::string();
+    if (mnk.rfind("m64n", 0) != 0 || mnk.size() < 8 || (k != "k16" && k != "k32"))
+        return fail("is not m64n<N>k16 or m64n<N>k32");
     std::string digits = mnk.substr(4, mnk.size() - 7);
     if (digits.empty() || digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
         return fail("has no N");
@@ -427,12 +474,28 @@ bool parseWgmmaShape(const std::string& text, WgmmaShape& shape, std::string* er
         s.accum = WgmmaShape::Accum::F16;
     else
         return fail("has accumulator type '" + parts[1] + "', not f32 or f16");
-    if (parts[2] == "f16")
-        s.operand = WgmmaShape::Operand::F16;
-    else if (parts[2] == "bf16")
-        s.operand = WgmmaShape::Operand::BF16;
-    else
-        return fail("has operand type '" + parts[2] + "', not f16 or bf16");
+    // One operand type for both, or a float8 pair written together ("e4m3e5m2").
+    auto operandOf = [](const std::string& name) -> std::optional<WgmmaShape::Operand> {
+        for (auto o : {WgmmaShape::Operand::F16, WgmmaShape::Operand::BF16, WgmmaShape::Operand::E4M3,
+                       WgmmaShape::Operand::E5M2})
+            if (name == operandName(o))
+                return o;
+        return std::nullopt;
+    };
+    if (auto both = operandOf(parts[2])) {
+        s.operand = *both;
+    } else if (auto a = operandOf(parts[2].substr(0, 4)),
+               b = operandOf(parts[2].size() > 4 ? parts[2].substr(4) : "");
+               a && b && isFloat8Operand(*a) && isFloat8Operand(*b)) {
+        s.operand = *a;
+        if (*b != *a)
+            s.operandB = *b;
+    } else {
+        return fail("has operand type '" + parts[2] + "', not f16, bf16, e4m3, e5m2 or a float8 pair");
+    }
+    if (k != "k" + std::to_string(wgmmaShapeK(s)))
+        return fail("has " + k + " but " + operandName(s.operand) + " operands take k" +
+                    std::to_string(wgmmaShapeK(s)));
     if (parts[3] == "ss")
         s.aForm = WgmmaShape::AForm::SS;
     else if (parts[3] == "rs")

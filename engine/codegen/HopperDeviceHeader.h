@@ -13,28 +13,37 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tb::codegen {
 
-// One wgmma.mma_async form: m64 n<n> k16 (k is 16 for the 16-bit operand types).
+// One wgmma.mma_async form: m64 n<n> k<k>, k = 16 for the 16-bit operand types and 32 for float8 (e4m3 is
+// TileLang's float8_e4m3fn). float8 forms have no transpose immediates: both operands are K-major.
 struct WgmmaShape {
-    enum class Operand { F16, BF16 };
+    enum class Operand { F16, BF16, E4M3, E5M2 };
     enum class Accum { F32, F16 };
-    enum class AForm { SS, RS }; // A from a shared-memory descriptor, or from registers
-    int n = 256;                 // 8..256, a multiple of 8
-    Operand operand = Operand::F16;
+    enum class AForm { SS, RS };    // A from a shared-memory descriptor, or from registers
+    int n = 256;                    // 8..256, a multiple of 8
+    Operand operand = Operand::F16; // A's type, and B's unless operandB says otherwise
     Accum accum = Accum::F32;
     AForm aForm = AForm::SS;
+    // float8 only: B's type where it differs from A's (e4m3 x e5m2).
+    std::optional<Operand> operandB = std::nullopt;
 
+    Operand bOperand() const { return operandB.value_or(operand); }
     friend bool operator==(const WgmmaShape&, const WgmmaShape&) = default;
 };
+
+bool wgmmaFloat8(const WgmmaShape& shape); // e4m3/e5m2 operands: k32, no transpose immediates
+int wgmmaShapeK(const WgmmaShape& shape);  // 16, or 32 for float8
 
 // Empty when the shape is a legal sm_90a wgmma, else why not ("n=260 is not a multiple of 8 in 8..256").
 std::string wgmmaShapeProblem(const WgmmaShape& shape);
 
-// "m64n256k16_f32_f16_ss": the wrapper's name is "tb_wgmma_" + this. parseWgmmaShape reads the same text.
+// "m64n256k16_f32_f16_ss", "m64n128k32_f32_e4m3_ss", "m64n128k32_f32_e4m3e5m2_ss" (A e4m3, B e5m2): the
+// wrapper's name is "tb_wgmma_" + this. parseWgmmaShape reads the same text.
 std::string wgmmaShapeName(const WgmmaShape& shape);
 bool parseWgmmaShape(const std::string& text, WgmmaShape& shape, std::string* error = nullptr);
 // "tb_wgmma_m64n256k16_f32_f16_ss".

@@ -214,6 +214,8 @@ private:
         const layout::GemmPlan* plan = nullptr;
         int64_t m = 0, n = 0, k = 0, groupsM = 1, groupsN = 1, instN = 0, atomsM = 1, atomsN = 1;
         int64_t groupTileM = 0, groupTileN = 0;
+        int64_t kStep = 16;  // the instruction's k: 16, or 32 for float8
+        bool float8 = false; // e4m3/e5m2 operands: no transpose immediates
         bool registerA = false;
         std::string function;
         int accRegs = 0;
@@ -247,6 +249,8 @@ private:
         const layout::GemmPlan* plan = nullptr;
         const ir::Buffer *a = nullptr, *b = nullptr, *c = nullptr;
         int64_t m = 0, n = 0, k = 0, warpM = 0, warpN = 0, atomsM = 0, atomsN = 0, loadsB = 0, steps = 0;
+        int64_t kStep = 16; // the instruction's k: 16, or 32 for float8 (m16n8k32)
+        int64_t chunk = 8;  // elements of one 16-byte ldmatrix row: 8, or 16 for float8
         bool bX4 = false, registerA = false;
         std::vector<int64_t> cSlot, aSlot;
         std::string lane, warpMVar, warpNVar, aFrag, bFrag, mma, cName;

@@ -46,24 +46,31 @@ inline CText operator%(const CText& a, int64_t b) {
     return ctext_detail::binary(a, " % ", ctext_detail::number(b));
 }
 
-// Operand A (m16 x k16 atom at m0, k0; ldmatrix.x4): (row, col) in the region's last two dimensions, which
-// are (m, k), or (k, m) when A is transposed.
+// `chunk` is the elements of one 16-byte matrix row: 8 for 16-bit operands, 16 for 8-bit ones. ldmatrix
+// moves 8x8 matrices of 16-bit elements; an 8-bit operand stored K-major is read as 16-bit pairs of k, which
+// is the register map of mma m16n8k32 (GemmFragments.h), so only the K-direction offsets scale. (MN-major
+// 8-bit operands would need a byte transpose ldmatrix does not do; the warp partition refuses them.)
+
+// Operand A (m16 x k16 atom at m0, k0, k32 for 8-bit; ldmatrix.x4): (row, col) in the region's last two
+// dimensions, which are (m, k), or (k, m) when A is transposed.
 template <typename V>
-std::pair<V, V> ldmatrixLaneA(bool transposed, const V& m0, const V& k0, const V& lane) {
+std::pair<V, V> ldmatrixLaneA(bool transposed, const V& m0, const V& k0, const V& lane, int64_t chunk = 8) {
     if (!transposed)
-        return {m0 + lane % 16, k0 + (lane / 16) * 8};
+        return {m0 + lane % 16, k0 + (lane / 16) * chunk};
     return {k0 + 8 * (lane / 16) + lane % 8, m0 + 8 * ((lane % 16) / 8)};
 }
 
-// Operand B (k16 x n16 atom with ldmatrix.x4, k16 x n8 with .x2, at n0, k0): (row, col) in the region's last
-// two dimensions, which are (k, n), or (n, k) when B is transposed. With .x2 lanes 16..31 give no address.
+// Operand B (k16 x n16 atom with ldmatrix.x4, k16 x n8 with .x2, at n0, k0; k32 for 8-bit): (row, col) in the
+// region's last two dimensions, which are (k, n), or (n, k) when B is transposed. With .x2 lanes 16..31 give
+// no address.
 template <typename V>
-std::pair<V, V> ldmatrixLaneB(bool transposed, bool x4, const V& n0, const V& k0, const V& lane) {
+std::pair<V, V> ldmatrixLaneB(bool transposed, bool x4, const V& n0, const V& k0, const V& lane,
+                              int64_t chunk = 8) {
     if (!transposed)
         return {k0 + lane % 16, x4 ? n0 + (lane / 16) * 8 : n0};
     if (x4)
-        return {n0 + 8 * (lane / 16) + lane % 8, k0 + 8 * ((lane % 16) / 8)};
-    return {n0 + lane % 8, k0 + 8 * ((lane / 8) % 2)};
+        return {n0 + 8 * (lane / 16) + lane % 8, k0 + chunk * ((lane % 16) / 8)};
+    return {n0 + lane % 8, k0 + chunk * ((lane / 8) % 2)};
 }
 
 } // namespace tb::codegen

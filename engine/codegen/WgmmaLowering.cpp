@@ -1,9 +1,10 @@
-// T.gemm on the hopper backend: wgmma.mma_async m64nNk16 issued by each warpgroup of the plan's warp grid,
-// B (and A, in the SS form) read from shared memory through descriptors built from the operand's swizzled
-// layout, A from registers in the RS form, the accumulator in the registers the plan's C fragment gives
-// (checked for every thread: each atom's N/2 registers must be consecutive, wgmma's own order). A batch is
-// fenced, committed and waited for (wait_group 0) unless the kernel schedule keeps it in flight (a pipelined
-// loop of copies and this one gemm), then the accumulators are fenced against the compiler.
+// T.gemm on the hopper backend: wgmma.mma_async m64nNk16 (m64nNk32 for float8, both operands K-major) issued
+// by each warpgroup of the plan's warp grid, B (and A, in the SS form) read from shared memory through
+// descriptors built from the operand's swizzled layout, A from registers in the RS form, the accumulator in
+// the registers the plan's C fragment gives (checked for every thread: each atom's N/2 registers must be
+// consecutive, wgmma's own order). A batch is fenced, committed and waited for (wait_group 0) unless the
+// kernel schedule keeps it in flight (a pipelined loop of copies and this one gemm), then the accumulators
+// are fenced against the compiler.
 //
 // Descriptors (PTX ISA "Matrix Descriptor Format"; docs/hopper-device.md): an operand tile of R rows and C
 // contiguous columns with a W-byte swizzle is C*eb/W panels of [R rows][W bytes], each panel contiguous.
@@ -52,6 +53,25 @@ int swizzleBytes(layout::SharedLayoutKind kind) {
         return 0;
     }
     return 0;
+}
+
+// The wrapper's operand types of a gemm: A's, and B's where it differs (float8 pairs may mix e4m3 and e5m2).
+void setWgmmaOperands(WgmmaShape& shape, DType a, DType b) {
+    auto operandOf = [](DType t) {
+        switch (t) {
+        case DType::BFloat16:
+            return WgmmaShape::Operand::BF16;
+        case DType::Float8E4M3:
+            return WgmmaShape::Operand::E4M3;
+        case DType::Float8E5M2:
+            return WgmmaShape::Operand::E5M2;
+        default:
+            return WgmmaShape::Operand::F16;
+        }
+    };
+    shape.operand = operandOf(a);
+    if (operandOf(b) != shape.operand)
+        shape.operandB = operandOf(b);
 }
 
 const char* swizzleMacro(int bytes) {
@@ -114,8 +134,8 @@ std::optional<KernelEmitter::WgmmaGemm> KernelEmitter::prepareWgmma(const Stmt& 
                                                                     const layout::GemmPlan& gp) {
     auto fail = [&](const std::string& why) {
         error("codegen-wgmma-unsupported", s.range, "T.gemm cannot be lowered to wgmma: " + why,
-              "use float16/bfloat16 operands, a float32 accumulator and swizzled shared tiles, or --backend "
-              "portable");
+              "use float16/bfloat16 (or K-major float8) operands, a float32 accumulator and swizzled shared "
+              "tiles, or --backend portable");
         return std::nullopt;
     };
     WgmmaGemm g;
@@ -125,11 +145,17 @@ std::optional<KernelEmitter::WgmmaGemm> KernelEmitter::prepareWgmma(const Stmt& 
     if (!a || !b || !c)
         return std::nullopt;
     DType at = a->dtype;
-    if (!(at == DType::Float16 || at == DType::BFloat16) || b->dtype != at || c->dtype != DType::Float32 ||
-        c->scope != MemoryScope::Fragment || b->scope != MemoryScope::Shared ||
+    const bool float8 = ir::isFloat8(at) && ir::isFloat8(b->dtype); // m64nNk32, e4m3/e5m2 mixed or not
+    if (!(((at == DType::Float16 || at == DType::BFloat16) && b->dtype == at) || float8) ||
+        c->dtype != DType::Float32 || c->scope != MemoryScope::Fragment || b->scope != MemoryScope::Shared ||
         !(a->scope == MemoryScope::Shared || a->scope == MemoryScope::Fragment))
         return fail(std::string("operands are ") + ir::dtypeName(at) + " x " + ir::dtypeName(b->dtype) +
                     " -> " + ir::dtypeName(c->dtype));
+    if (float8 && a->scope == MemoryScope::Fragment)
+        return fail("a float8 A operand in registers (the RS form) is not lowered; keep A in shared memory");
+    if (float8 && (s.transposeA || !s.transposeB))
+        return fail("float8 wgmma reads both operands K-major (A [M][K], B [N][K] with transpose_B=True)");
+    g.kStep = float8 ? 32 : 16;
     const layout::WarpGrid& grid = gp.grid;
     g.m = grid.M;
     g.n = grid.N;
@@ -139,8 +165,8 @@ std::optional<KernelEmitter::WgmmaGemm> KernelEmitter::prepareWgmma(const Stmt& 
     if (s.a.extents.size() < 2 || s.b.extents.size() < 2)
         return fail("operands must be 2-D tiles");
     std::optional<int64_t> k = s.transposeA ? ext(s.a, 2) : ext(s.a, 1);
-    if (!k || *k % 16 != 0)
-        return fail("K must be a constant multiple of 16");
+    if (!k || *k % g.kStep != 0)
+        return fail("K must be a constant multiple of " + std::to_string(g.kStep));
     g.k = *k;
     g.groupsM = grid.mWarp / 4;
     g.groupsN = grid.nWarp;
@@ -154,8 +180,9 @@ std::optional<KernelEmitter::WgmmaGemm> KernelEmitter::prepareWgmma(const Stmt& 
     g.registerA = a->scope == MemoryScope::Fragment;
     WgmmaShape shape;
     shape.n = int(g.instN);
-    shape.operand = at == DType::BFloat16 ? WgmmaShape::Operand::BF16 : WgmmaShape::Operand::F16;
+    setWgmmaOperands(shape, at, b->dtype);
     shape.aForm = g.registerA ? WgmmaShape::AForm::RS : WgmmaShape::AForm::SS;
+    g.float8 = float8;
     if (std::string problem = wgmmaShapeProblem(shape); !problem.empty())
         return fail(problem);
     g.function = wgmmaFunctionName(shape);
@@ -243,8 +270,8 @@ void KernelEmitter::lowerWgmma(const Stmt& s, const layout::GemmPlan& gp) {
     syncFor(s); // the barrier fences generic writes of the operands for wgmma's async proxy (barrier())
     comment("T.gemm(" + describeRegion(s.a) + (s.transposeA ? "^T" : "") + ", " + describeRegion(s.b) +
                 (s.transposeB ? "^T" : "") + " -> " + s.c.buffer->name + "): " + gp.instruction.name + ", " +
-                gp.grid.toString() + ", wgmma m64n" + std::to_string(g.instN) + "k16 " +
-                (g.registerA ? "RS (A from registers)" : "SS (descriptors)"),
+                gp.grid.toString() + ", wgmma m64n" + std::to_string(g.instN) + "k" +
+                std::to_string(g.kStep) + " " + (g.registerA ? "RS (A from registers)" : "SS (descriptors)"),
             s.range);
     openBlock("", s.range);
     const std::string group = internalName("wg");
@@ -271,11 +298,13 @@ void KernelEmitter::lowerWgmma(const Stmt& s, const layout::GemmPlan& gp) {
     const std::string firstScale = !s.clearAccum || clearAlways == 0 ? "1"
                                    : clearAlways                     ? "0"
                                                  : "((" + expr(s.clearAccum) + ") ? 0 : 1)";
-    const std::string trans = g.registerA ? "<1, 1, " + std::string(g.opB.kMajor ? "0" : "1") + ">"
-                                          : "<1, 1, " + std::string(g.opA.kMajor ? "0" : "1") + ", " +
-                                                (g.opB.kMajor ? "0" : "1") + ">";
+    // Scale A and B, then the transposes (float8 forms have none: both operands are K-major).
+    const std::string trans = g.float8      ? std::string("<1, 1>")
+                              : g.registerA ? "<1, 1, " + std::string(g.opB.kMajor ? "0" : "1") + ">"
+                                            : "<1, 1, " + std::string(g.opA.kMajor ? "0" : "1") + ", " +
+                                                  (g.opB.kMajor ? "0" : "1") + ">";
     line("tb_wgmma_fence();", s.range);
-    const int64_t steps = g.k / 16;
+    const int64_t steps = g.k / g.kStep;
     for (int64_t mi = 0; mi < g.atomsM; ++mi)
         for (int64_t nj = 0; nj < g.atomsN; ++nj)
             for (int64_t kk = 0; kk < steps; ++kk) {
@@ -297,9 +326,9 @@ void KernelEmitter::lowerWgmma(const Stmt& s, const layout::GemmPlan& gp) {
                     line("const unsigned " + aVar + "[4] = " + a + ";", s.range);
                     a = aVar;
                 } else {
-                    a = wgmmaDescriptorText(g.opA, mi * 64, kk * 16);
+                    a = wgmmaDescriptorText(g.opA, mi * 64, kk * g.kStep);
                 }
-                std::string b = wgmmaDescriptorText(g.opB, nj * g.instN, kk * 16);
+                std::string b = wgmmaDescriptorText(g.opB, nj * g.instN, kk * g.kStep);
                 line(g.function + trans + "(" + acc + ", " + a + ", " + b + ", " +
                          (kk == 0 ? firstScale : "1") + ");",
                      s.range);
@@ -322,8 +351,8 @@ std::vector<WgmmaShape> wgmmaShapesOf(const layout::KernelPlan& kernel) {
             continue;
         WgmmaShape shape;
         shape.n = int(g.grid.atomN);
-        shape.operand =
-            g.gemm->a.buffer->dtype == DType::BFloat16 ? WgmmaShape::Operand::BF16 : WgmmaShape::Operand::F16;
+        setWgmmaOperands(shape, g.gemm->a.buffer->dtype,
+                         g.gemm->b.buffer ? g.gemm->b.buffer->dtype : g.gemm->a.buffer->dtype);
         shape.aForm =
             g.gemm->a.buffer->scope == MemoryScope::Fragment ? WgmmaShape::AForm::RS : WgmmaShape::AForm::SS;
         shapes.push_back(shape);

@@ -835,7 +835,8 @@ private:
 
     // ldmatrix.x4 (x2 for an 8-column B atom) per warp, per k-step of 16 and per 16-row (column) block of
     // the warp tile. The stored tile's 8x8 matrices each give one phase; lane 8m+r addresses row r of
-    // matrix m (docs/bank-analysis.md gives the lane formulas).
+    // matrix m (docs/bank-analysis.md gives the lane formulas). 8-bit operands stored K-major are read as
+    // 16-bit pairs: k steps of 32, 16 elements per matrix row (codegen/LdmatrixLanes.h's `chunk`).
     void ldmatrixOperand(const ir::Stmt& stmt, const Context& ctx, const ir::Buffer* buffer,
                          const RegionMap& map, bool isA, const layout::WarpGrid& grid, int64_t K,
                          const std::string& note) {
@@ -844,16 +845,21 @@ private:
             skipped(stmt.range, a.failure);
             return;
         }
-        if (ir::dtypeBits(buffer->dtype) != 16) {
-            skipped(stmt.range, std::string("ldmatrix moves 16-bit elements; ") + buffer->name + " is " +
-                                    ir::dtypeName(buffer->dtype) + " (per-element loads are not modelled)");
-            return;
-        }
-        if (K % 16 != 0 || grid.warpTileM % 16 != 0 || grid.warpTileN % 8 != 0) {
-            skipped(stmt.range, "the gemm tile is not a multiple of the 16x16 ldmatrix tile");
-            return;
-        }
         bool storedTransposed = isA ? stmt.transposeA : !stmt.transposeB; // stored [K][M] / [K][N]
+        const int bits = ir::dtypeBits(buffer->dtype);
+        if (bits != 16 && !(bits == 8 && !storedTransposed)) {
+            skipped(stmt.range,
+                    std::string("ldmatrix moves 16-bit elements (8-bit ones as K-major pairs); ") +
+                        buffer->name + " is " + ir::dtypeName(buffer->dtype) +
+                        (bits == 8 ? " stored MN-major" : "") + " (per-element loads are not modelled)");
+            return;
+        }
+        const int64_t chunk = 128 / bits, kStep = 2 * chunk; // elements per matrix row; k per step
+        if (K % kStep != 0 || grid.warpTileM % 16 != 0 || grid.warpTileN % 8 != 0) {
+            skipped(stmt.range,
+                    "the gemm tile is not a multiple of the 16x" + std::to_string(kStep) + " ldmatrix tile");
+            return;
+        }
         bool x2 = !isA && grid.warpTileN % 16 != 0;
         int64_t blocks = isA ? grid.warpTileM / 16 : (x2 ? grid.warpTileN / 8 : grid.warpTileN / 16);
         int64_t blockSize = x2 ? 8 : 16;
@@ -867,9 +873,9 @@ private:
         int64_t warps = grid.mWarp * grid.nWarp;
         for (int64_t w = 0; w < warps; ++w) {
             int64_t wm = w % grid.mWarp, wn = w / grid.mWarp;
-            for (int64_t kk = 0; kk < K / 16; ++kk) {
+            for (int64_t kk = 0; kk < K / kStep; ++kk) {
                 for (int64_t blk = 0; blk < blocks; ++blk) {
-                    int64_t k0 = 16 * kk;
+                    int64_t k0 = kStep * kk;
                     int64_t mn0 =
                         isA ? wm * grid.warpTileM + 16 * blk : wn * grid.warpTileN + blockSize * blk;
                     WarpAccess chosen, plain;
@@ -884,13 +890,13 @@ private:
                             // Stored [MN][K] (A, or B transposed): rows along MN, 8 k per matrix row.
                             if (isA) {
                                 rowIdx = mn0 + t % 16;
-                                colIdx = k0 + 8 * (t / 16);
+                                colIdx = k0 + chunk * (t / 16);
                             } else if (x2) {
                                 rowIdx = mn0 + t % 8;
-                                colIdx = k0 + 8 * (t / 8);
+                                colIdx = k0 + chunk * (t / 8);
                             } else {
                                 rowIdx = mn0 + 8 * (t / 16) + t % 8;
-                                colIdx = k0 + 8 * ((t % 16) / 8);
+                                colIdx = k0 + chunk * ((t % 16) / 8);
                             }
                         } else {
                             // Stored [K][MN] (A transposed, or B not transposed): rows along K, .trans.

@@ -167,7 +167,7 @@ void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassCon
             }
             gemm.fragmentC = *fragC;
             if (!types.aInShared || grid->instruction == layout::GemmInstructionKind::MmaSync) {
-                auto fragA = layout::makeGemmFragmentA(*grid, K, s.transposeA);
+                auto fragA = layout::makeGemmFragmentA(*grid, K, s.transposeA, ir::dtypeBits(types.a));
                 if (fragA)
                     gemm.fragmentA = *fragA;
                 else if (!types.aInShared) {
@@ -176,7 +176,7 @@ void runWarpPartition(const ir::Module&, layout::LayoutPlan& plan, const PassCon
                 }
             }
             if (grid->instruction == layout::GemmInstructionKind::MmaSync) {
-                auto fragB = layout::makeGemmFragmentB(*grid, K, s.transposeB);
+                auto fragB = layout::makeGemmFragmentB(*grid, K, s.transposeB, ir::dtypeBits(types.b));
                 if (fragB)
                     gemm.fragmentB = *fragB;
                 else if (!types.bInShared) {

@@ -1,5 +1,6 @@
 // References for the GEMM samples: samples/02_gemm_relu.py (C = ReLU(A @ B)) and
-// samples/03_gemm_transpose.py (C = op(A) @ op(B) with op chosen by the trans_A / trans_B jit flags).
+// samples/03_gemm_transpose.py (C = op(A) @ op(B) with op chosen by the trans_A / trans_B jit flags), and
+// for TileLang's GEMM examples: "gemm" (C = A @ B) and "gemm_nt" (C = A @ B^T, the float8 GEMMs' form).
 // Both sum the K products in double and round once to C's dtype.
 #include "engine/reference/ReferenceSupport.h"
 
@@ -97,6 +98,19 @@ Reference makeGemmReference() {
 Reference makeGemmReluReference() {
     return fixedGemmReference("gemm_relu", "C = relu(A @ B), A[M,K], B[K,N]; params A, B, C (output 2)",
                               /*relu=*/true);
+}
+
+Reference makeGemmNtReference() {
+    // TileLang's float8 (and int8) GEMMs take B as [N][K]: both operands K-major, the tensor cores' own form.
+    Reference r;
+    r.name = "gemm_nt";
+    r.summary = "C = A @ B^T, A[M,K], B[N,K]; params A, B, C (output 2)";
+    r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
+        return computeGemm(in, /*transA=*/false, /*transB=*/true, /*relu=*/false, expected, error);
+    };
+    r.atol = kGemmAtol;
+    r.rtol = kGemmRtol;
+    return r;
 }
 
 Reference makeGemmTransposeReference() {

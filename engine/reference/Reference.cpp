@@ -15,6 +15,7 @@ const std::vector<Reference>& registry() {
         std::vector<Reference> all;
         all.push_back(reference::makeElementwiseAddReference());
         all.push_back(reference::makeGemmReference());
+        all.push_back(reference::makeGemmNtReference());
         all.push_back(reference::makeGemmReluReference());
         all.push_back(reference::makeGemmTransposeReference());
         all.push_back(reference::makeSoftmaxReference());

@@ -55,6 +55,7 @@ void parallelRanges(int64_t count, const std::function<void(int64_t begin, int64
 Reference makeElementwiseAddReference();
 Reference makeGemmReluReference();
 Reference makeGemmReference();
+Reference makeGemmNtReference();
 Reference makeGemmTransposeReference();
 Reference makeSoftmaxReference();
 Reference makeRmsNormSiluReference();

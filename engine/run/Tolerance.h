@@ -27,9 +27,11 @@ void toleranceFor(ir::DType type, double& atol, double& rtol);
 
 // The tolerance of `output` in `func`: the loosest of its own dtype's and those of the buffers into which
 // the kernel rounds computed values (stores, reductions and gemm accumulators, copies that change the
-// dtype). A copy that keeps the dtype rounds nothing; an input is exact on both sides. Every such buffer
-// counts for every output: a value may flow from any of them to any output, and a tighter per-output data
-// flow would buy little on tile programs, which round through a handful of fragments.
+// dtype). The accumulator of a float8 gemm counts as 3e-2/3e-2 whatever its dtype: float8 tensor cores keep
+// about 13 mantissa bits while they accumulate ("C_local (float32 accumulator of float8 tensor cores)"). A
+// copy that keeps the dtype rounds nothing; an input is exact on both sides. Every such buffer counts for
+// every output: a value may flow from any of them to any output, and a tighter per-output data flow would buy
+// little on tile programs, which round through a handful of fragments.
 OutputTolerance outputTolerance(const ir::PrimFunc& func, const ir::Buffer& output);
 
 } // namespace tb::run

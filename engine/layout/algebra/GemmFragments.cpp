@@ -55,6 +55,28 @@ Fragment mmaAtomB16x16(bool kInner) {
     return kInner ? kn.permuteInputs({1, 0}) : kn;
 }
 
+Fragment mmaAtomA8() {
+    // Four consecutive k of one row per register: lane 4*(m%8) + (k%16)//4.
+    return Fragment::fromFunctions(
+        {16, 32},
+        [](const Vars& v, const IndexExpr&) {
+            return 4 * floorMod(v[0], 8) + floorDiv(floorMod(v[1], 16), 4);
+        },
+        [](const Vars& v) {
+            return Vars{floorMod(v[1], 4) + 4 * floorDiv(v[0], 8) + 8 * floorDiv(v[1], 16)};
+        });
+}
+
+Fragment mmaAtomB8() {
+    return Fragment::fromFunctions(
+        {8, 32}, [](const Vars& v, const IndexExpr&) { return 4 * v[0] + floorDiv(floorMod(v[1], 16), 4); },
+        [](const Vars& v) { return Vars{floorMod(v[1], 4) + 4 * floorDiv(v[1], 16)}; });
+}
+
+Fragment mmaAtomB8x16n() {
+    return *mmaAtomB8().repeat({2, 1}, /*repeatOnThread=*/false, /*lowerDimFirst=*/true);
+}
+
 Fragment wgmmaAtomC(int64_t instN) {
     int64_t blocks = instN >= 8 ? instN / 8 : 1;
     Fragment warp = *mmaAtomC().repeat({1, blocks}, /*repeatOnThread=*/false, /*lowerDimFirst=*/true);
@@ -63,6 +85,10 @@ Fragment wgmmaAtomC(int64_t instN) {
 
 Fragment wgmmaAtomA() {
     return *mmaAtomA().repeat({4, 1}, /*repeatOnThread=*/true, /*lowerDimFirst=*/false);
+}
+
+Fragment wgmmaAtomA8() {
+    return *mmaAtomA8().repeat({4, 1}, /*repeatOnThread=*/true, /*lowerDimFirst=*/false);
 }
 
 LayoutResult<Fragment> makeGemmFragmentC(const WarpGrid& grid) {
@@ -79,19 +105,24 @@ LayoutResult<Fragment> makeGemmFragmentC(const WarpGrid& grid) {
     return perWarp.repeat({grid.mWarp, grid.nWarp}, /*repeatOnThread=*/true, /*lowerDimFirst=*/false);
 }
 
-LayoutResult<Fragment> makeGemmFragmentA(const WarpGrid& grid, int64_t K, bool transposed) {
-    if (K < 16 || K % 16 != 0)
-        return layoutError("gemm-fragment-unsupported",
-                           "an a operand fragment needs K to be a multiple of 16, got " + std::to_string(K));
+LayoutResult<Fragment> makeGemmFragmentA(const WarpGrid& grid, int64_t K, bool transposed, int elementBits) {
+    const bool eightBit = elementBits == 8;
+    const int64_t atomK = eightBit ? 32 : 16;
+    if (K < atomK || K % atomK != 0)
+        return layoutError("gemm-fragment-unsupported", "an a operand fragment needs K to be a multiple of " +
+                                                            std::to_string(atomK) + ", got " +
+                                                            std::to_string(K));
     bool wgmma = grid.instruction == GemmInstructionKind::Wgmma;
-    if (wgmma && transposed)
-        return layoutError("gemm-fragment-unsupported", "wgmma reads a register A operand K-major only",
+    if ((wgmma || eightBit) && transposed)
+        return layoutError("gemm-fragment-unsupported",
+                           std::string(eightBit ? "an 8-bit" : "wgmma reads a register") +
+                               " A operand fragment is K-major only",
                            "keep A untransposed, or put it in shared memory");
-    Fragment atom = wgmma ? wgmmaAtomA() : mmaAtomA();
+    Fragment atom = wgmma ? (eightBit ? wgmmaAtomA8() : wgmmaAtomA()) : (eightBit ? mmaAtomA8() : mmaAtomA());
     int64_t atomsM = wgmma ? grid.warpTileM / 64 : grid.warpTileM / 16;
     int64_t unitsM = wgmma ? grid.warpgroupsM : grid.mWarp;
     int64_t replicas = grid.nWarp;
-    int64_t kAtoms = K / 16;
+    int64_t kAtoms = K / atomK;
     if (transposed) {
         TB_TRY_FRAGMENT(perWarp,
                         atom.permuteInputs({1, 0}).repeat({kAtoms, atomsM}, false, /*lowerDimFirst=*/true));
@@ -103,16 +134,24 @@ LayoutResult<Fragment> makeGemmFragmentA(const WarpGrid& grid, int64_t K, bool t
     return tiled.replicate(replicas);
 }
 
-LayoutResult<Fragment> makeGemmFragmentB(const WarpGrid& grid, int64_t K, bool transposed) {
+LayoutResult<Fragment> makeGemmFragmentB(const WarpGrid& grid, int64_t K, bool transposed, int elementBits) {
     if (grid.instruction == GemmInstructionKind::Wgmma)
         return layoutError("gemm-fragment-unsupported", "wgmma reads B from shared memory only",
                            "keep the B operand in shared memory");
-    if (K < 16 || K % 16 != 0)
+    const bool eightBit = elementBits == 8;
+    const int64_t atomK = eightBit ? 32 : 16;
+    if (K < atomK || K % atomK != 0)
+        return layoutError("gemm-fragment-unsupported", "a b operand fragment needs K to be a multiple of " +
+                                                            std::to_string(atomK) + ", got " +
+                                                            std::to_string(K));
+    if (eightBit && !transposed)
         return layoutError("gemm-fragment-unsupported",
-                           "a b operand fragment needs K to be a multiple of 16, got " + std::to_string(K));
-    int64_t kAtoms = K / 16;
-    Fragment atom = grid.atomN == 16 ? mmaAtomB16x16(transposed)
-                                     : (transposed ? mmaAtomB().permuteInputs({1, 0}) : mmaAtomB());
+                           "an 8-bit B operand fragment is K-major ([N][K]) only",
+                           "store B as [N][K] and pass transpose_B=True");
+    int64_t kAtoms = K / atomK;
+    Fragment atom = eightBit           ? (grid.atomN == 16 ? mmaAtomB8x16n() : mmaAtomB8())
+                    : grid.atomN == 16 ? mmaAtomB16x16(transposed)
+                                       : (transposed ? mmaAtomB().permuteInputs({1, 0}) : mmaAtomB());
     if (transposed) { // (n, k)
         TB_TRY_FRAGMENT(perWarp, atom.repeat({grid.atomsN, kAtoms}, false, /*lowerDimFirst=*/false));
         return perWarp.replicate(grid.mWarp).repeat({grid.nWarp, 1}, true, false);

@@ -9,6 +9,11 @@
 // wgmma m64nNk16, warp w of the warpgroup owns rows 16w..16w+15 of the 64-row atom:
 //   D 64xN, N/2 regs:         d_v at row 16w + g + 8*((v/2)%2), col 8*(v/4) + 2q + v%2
 //   A 64x16 in registers:     the mma A map per warp, rows offset by 16w.
+// mma.sync m16n8k32 (8-bit inputs: e4m3/e5m2, s8/u8), four 8-bit elements per b32 register:
+//   A 16x32 (m, k), 16 regs:  a_v at row g + 8*((v/4)%2), col 4q + v%4 + 16*(v/8)
+//   B 32x8 (k, n), 8 regs:    b_v at row(k) 4q + v%4 + 16*(v/4), col(n) g
+//   C as m16n8k16's. Viewed as 16-bit pairs of K these are exactly the 16-bit A and B maps, which is why
+//   ldmatrix (a 16-bit instruction) loads 8-bit operands stored K-major.
 #pragma once
 
 #include "engine/layout/algebra/Fragment.h"
@@ -27,8 +32,15 @@ Fragment mmaAtomC16x16(); // index = j%2 + 2*(i//8) + 4*(j//8)
 // B for one 16-column atom (two m16n8 MMAs): (k, n) 16x16, or (n, k) when kInner (B stored [N][K]).
 Fragment mmaAtomB16x16(bool kInner);
 
+// The 8-bit atoms (m16n8k32): A 16x32 (m, k); B stored [N][K], so (n, k): 8x32, or 16x32 for two n8 tiles
+// (registers 8..15 the second).
+Fragment mmaAtomA8(); // thread = 4*(i%8) + (j%16)//4, index = j%4 + 4*(i//8) + 8*(j//16)
+Fragment mmaAtomB8(); // (n, k) 8x32: thread = 4*n + (k%16)//4, index = k%4 + 4*(k//16)
+Fragment mmaAtomB8x16n();
+
 Fragment wgmmaAtomC(int64_t instN); // 64 x instN over 128 threads, instN/2 registers; pre: instN % 8 == 0
 Fragment wgmmaAtomA();              // 64 x 16 over 128 threads, 8 registers
+Fragment wgmmaAtomA8();             // 64 x 32 8-bit (k32 forms) over 128 threads, 16 registers
 
 // The accumulator fragment of the whole M x N tile for `grid`.
 // mma: atom C 16 x atomN repeated {atomsM, atomsN} on registers (N-atoms fastest), then {mWarp, nWarp} on
@@ -40,10 +52,15 @@ LayoutResult<Fragment> makeGemmFragmentC(const WarpGrid& grid);
 // The A operand in registers (RS gemm), M x K (or K x M when transposed). mma: atom repeated {atomsM, K/16}
 // on registers (M-atoms fastest), {mWarp, 1} on threads, replicated over nWarp. wgmma: the 64x16 atom the
 // same way over warpgroups; transposed A is an error there ("gemm-fragment-unsupported").
-LayoutResult<Fragment> makeGemmFragmentA(const WarpGrid& grid, int64_t K, bool transposed);
+// elementBits 8: the m16n8k32 atom (16x32, K a multiple of 32), K-major only (TileLang's
+// makeGemmFragmentA for 8-bit); a transposed 8-bit A is "gemm-fragment-unsupported".
+LayoutResult<Fragment> makeGemmFragmentA(const WarpGrid& grid, int64_t K, bool transposed,
+                                         int elementBits = 16);
 
 // The B operand in registers (mma.sync only), K x N (or N x K when transposed): replicated over mWarp, then
-// repeated over nWarp on threads; N-atoms fastest on registers.
-LayoutResult<Fragment> makeGemmFragmentB(const WarpGrid& grid, int64_t K, bool transposed);
+// repeated over nWarp on threads; N-atoms fastest on registers. elementBits 8: the m16n8k32 atom, B stored
+// [N][K] (transposed) only.
+LayoutResult<Fragment> makeGemmFragmentB(const WarpGrid& grid, int64_t K, bool transposed,
+                                         int elementBits = 16);
 
 } // namespace tb::layout

@@ -56,6 +56,22 @@ std::string wgmmaDtypeProblem(const GemmOperandTypes& t, int64_t K) {
     return "wgmma has no " + pair + " form";
 }
 
+// mma.sync has float8 forms (m16n8k32 .e4m3/.e5m2) from sm_89 on, and TileBench loads their operands with
+// ldmatrix, which needs both K-major (TileLang's wgmma rule for float8 too). Empty when allowed.
+std::string float8MmaProblem(const Target& target, const GemmOperandTypes& t) {
+    std::string pair = std::string(ir::dtypeName(t.a)) + " x " + ir::dtypeName(t.b);
+    if (target.smVersion < 89)
+        return "a " + pair +
+               " gemm needs float8 tensor cores (mma.sync m16n8k32 .e4m3/.e5m2, sm_89 and up); " +
+               target.name + " has none";
+    if (t.aTransposed || !t.bTransposed)
+        return "float8 gemm operands must both be K-major (TileLang's rule): A [M][K] with transpose_A=False "
+               "and B [N][K] with transpose_B=True; this gemm has transpose_A=" +
+               std::string(t.aTransposed ? "True" : "False") +
+               ", transpose_B=" + (t.bTransposed ? "True" : "False");
+    return {};
+}
+
 bool sameFamily(DType a, DType b) {
     return a == b || (ir::isFloat8(a) && ir::isFloat8(b)) || (isInt8(a) && isInt8(b));
 }
@@ -98,6 +114,16 @@ LayoutResult<GemmInstruction> selectGemmInstruction(const Target& target, int64_
                            std::string("no tensor-core instruction multiplies ") + ir::dtypeName(types.a) +
                                " by " + ir::dtypeName(types.b),
                            "use float16, bfloat16, float32 (tf32), float8 or int8 operands of one kind");
+    if (ir::isFloat8(types.a)) {
+        if (std::string problem = float8MmaProblem(target, types); !problem.empty())
+            return layoutError(
+                target.smVersion < 89 ? "gemm-float8-target" : "gemm-operand-major", problem,
+                target.smVersion < 89
+                    ? "compile for sm_90a (--arch sm_90a), or convert the operands to float16 or "
+                      "bfloat16 (T.copy into a float16 tile) before the gemm"
+                    : "store A as [M][K] and B as [N][K] and write T.gemm(A, B, C, "
+                      "transpose_B=True)");
+    }
     GemmInstruction inst;
     inst.kind = GemmInstructionKind::MmaSync;
     if (types.a == DType::Float64) {

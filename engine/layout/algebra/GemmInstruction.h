@@ -37,6 +37,8 @@ struct GemmInstruction {
 // f16 x f16 with K%16, fp8 pairs K-major with K%32; C=f32: f16/bf16 pairs K%16, tf32 K-major K%8, fp8 K-major
 // K%32; C=s32: 8-bit integers K-major K%32); otherwise mma.sync with k = 256/bits (16 for f16/bf16, 8 for
 // tf32, 32 for 8-bit; fp64 uses m8n8k4). Error "gemm-dtype-unsupported" when mma.sync has no form either.
+// float8 on mma.sync (m16n8k32 .e4m3/.e5m2, mixed pairs too): "gemm-float8-target" below sm_89, and
+// "gemm-operand-major" unless A is [M][K] and B [N][K] (transpose_B=True), as wgmma requires for float8.
 // Example: sm_90a, 128x128x32, 4 warps, f16 x f16 -> f32 gives wgmma.m64nNk16; the same on sm_80 gives
 // mma.sync.m16n8k16.
 LayoutResult<GemmInstruction> selectGemmInstruction(const Target& target, int64_t M, int64_t N, int64_t K,

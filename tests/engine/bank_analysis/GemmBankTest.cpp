@@ -3,6 +3,7 @@
 // comments from the byte addresses; the bank rules are docs/bank-model.md's.
 #include "BankTestSupport.h"
 #include "engine/layout/plan/BankPrinter.h"
+#include "engine/target/Backend.h"
 
 #include <cstdint>
 #include <memory>
@@ -239,6 +240,71 @@ TEST(GemmBanks, WgmmaReadsSwizzleAtomsOutsideTheLsuCounters) {
     layout::KernelBankTotals k = layout::bankTotalsPerKernel(f.plan);
     EXPECT_EQ(k.opLd, 0);
     EXPECT_EQ(k.wgmma.wavefronts, a->wavefrontsPerBlock + b->wavefrontsPerBlock);
+}
+
+const char* kFloat8Gemm = R"(import tilelang
+import tilelang.language as T
+
+@T.prim_func
+def gemm(A: T.Tensor((512, 512), "float8_e4m3fn"), B: T.Tensor((512, 512), "float8_e4m3fn"), C: T.Tensor((512, 512), "float32")):
+    with T.Kernel(4, 4, threads=128) as (bx, by):
+        A_shared = T.alloc_shared((128, 64), "float8_e4m3fn")
+        B_shared = T.alloc_shared((128, 64), "float8_e4m3fn")
+        C_local = T.alloc_fragment((128, 128), "float")
+        T.clear(C_local)
+        for ko in T.Pipelined(8, num_stages=3):
+            T.copy(A[by * 128, ko * 64], A_shared)
+            T.copy(B[bx * 128, ko * 64], B_shared)
+            T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+        T.copy(C_local, C[by * 128, bx * 128])
+)";
+
+TEST(GemmBanks, Float8OperandsStoredKMajorAreLdmatrixOfByteRows) {
+    // mma.sync m16n8k32 on sm_90a's portable instruction set, operands A [128][64] and B [128][64] (K-major),
+    // 64 bytes a row like the fp16 128x32 tile above. ldmatrix reads them as 16-bit pairs: a matrix row is 16
+    // k values, a k step is 32. So the lane addresses and the bank arithmetic are the fp16 tile's: lane t of
+    // an A load addresses row t%16, byte 16*(t/16); row-major 4-way, the 64B swizzle TileLang picks
+    // conflict-free.
+    std::unique_ptr<Program> program = elaborateProgram(kFloat8Gemm);
+    ASSERT_TRUE(program->module) << formatDiagnostics(program->sources, program->diagnostics.diagnostics());
+    auto choice = layout::chooseSharedLayout(128, 64, 8, /*kMajor=*/true, /*allowPad=*/true);
+    ASSERT_TRUE(choice.ok());
+    ASSERT_EQ(choice->kind, SharedLayoutKind::Half64B);
+    Target portable = instructionTarget(targetSm90a(), Backend::Portable);
+    layout::GemmOperandTypes types{ir::DType::Float8E4M3, ir::DType::Float8E4M3, ir::DType::Float32};
+    types.bTransposed = true;
+    auto instruction = layout::selectGemmInstruction(portable, 128, 128, 64, 4, types);
+    ASSERT_TRUE(instruction.ok()) << instruction.error().message;
+    ASSERT_EQ(instruction->name, "mma.sync.m16n8k32");
+    for (bool swizzled : {false, true}) {
+        SCOPED_TRACE(swizzled ? "64B swizzle" : "row-major");
+        layout::KernelPlan plan = kernelPlan(*program);
+        if (swizzled) {
+            addShared(plan, program->buffer("A_shared"), choice->kind, choice->layout);
+            addShared(plan, program->buffer("B_shared"), choice->kind, choice->layout);
+        }
+        layout::GemmPlan gemm;
+        gemm.gemm = findStmt(*program, ir::StmtKind::Gemm);
+        gemm.instruction = *instruction;
+        gemm.grid = *layout::computeWarpGrid(128, 128, 4, layout::GemmWarpPolicy::Square, *instruction);
+        plan.gemms.push_back(gemm);
+        DiagnosticEngine diagnostics;
+        passes::analyzeKernelSharedAccesses(plan, portable, diagnostics);
+        const std::string notes = formatDiagnostics(program->sources, diagnostics.diagnostics());
+        EXPECT_EQ(notes.find("bank-analysis-skipped"), std::string::npos) << notes;
+        for (const char* operand : {"A operand", "B operand"}) {
+            const layout::SharedAccessPlan* a = findAccess(plan, operand);
+            ASSERT_NE(a, nullptr) << operand;
+            EXPECT_EQ(a->instruction, "LDSM.16.M88.4") << operand;
+            EXPECT_EQ(a->hardware.conflictWays, swizzled ? 1 : 4) << operand;
+            // 4 warps x 2 k steps (64/32) x 4 blocks of 16 rows (columns) = 32 per gemm, 8 executions.
+            EXPECT_EQ(a->instructionsPerBlock, 32 * 8) << operand;
+            EXPECT_EQ(a->wavefrontsPerBlock, 32 * 8 * (swizzled ? 4 : 16)) << operand;
+        }
+        const layout::SharedAccessPlan* a = findAccess(plan, "A operand");
+        EXPECT_EQ(a->access.address[1], 64);  // row 1
+        EXPECT_EQ(a->access.address[16], 16); // row 0, k 16..31 (the chunk is the same under this swizzle)
+    }
 }
 
 TEST(GemmBanks, PrintersShowEveryAccess) {

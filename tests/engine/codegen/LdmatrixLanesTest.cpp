@@ -105,6 +105,32 @@ TEST(LdmatrixLanes, NumbersFollowTheLdmatrixRowOrder) {
     EXPECT_EQ(ldmatrixLaneB<int64_t>(true, false, 0, 0, 11), Point(3, 8));
 }
 
+TEST(LdmatrixLanes, EightBitKMajorRowsAreTheSixteenBitOnesInBytes) {
+    // chunk = 16 (8-bit operands, m16n8k32): a lane addresses the same byte as in a 16-bit tile of half the
+    // columns, and its text still evaluates to its numbers.
+    const CText lane = CText::var("lane");
+    for (int64_t k0 : {0, 32})
+        for (int64_t l = 0; l < 32; ++l) {
+            auto [r8, c8] = ldmatrixLaneA<int64_t>(false, 16, k0, l, 16);
+            auto [r16, c16] = ldmatrixLaneA<int64_t>(false, 16, k0 / 2, l);
+            EXPECT_EQ(r8, r16);
+            EXPECT_EQ(c8, 2 * c16) << "lane " << l;
+            for (bool x4 : {true, false}) {
+                auto [n8, k8] = ldmatrixLaneB<int64_t>(true, x4, 8, k0, l, 16);
+                auto [n16, k16] = ldmatrixLaneB<int64_t>(true, x4, 8, k0 / 2, l);
+                EXPECT_EQ(n8, n16);
+                EXPECT_EQ(k8, 2 * k16) << "lane " << l;
+                auto [rowB, colB] =
+                    ldmatrixLaneB(true, x4, CText::var("8"), CText::var(std::to_string(k0)), lane, 16);
+                EXPECT_EQ(TextEvaluator(colB.text, l).evaluate(), k8) << colB.text;
+            }
+            auto [rowA, colA] =
+                ldmatrixLaneA(false, CText::var("16"), CText::var(std::to_string(k0)), lane, 16);
+            EXPECT_EQ(TextEvaluator(colA.text, l).evaluate(), c8) << colA.text;
+        }
+    EXPECT_EQ(ldmatrixLaneA<int64_t>(false, 0, 0, 21, 16), Point(5, 16));
+}
+
 TEST(LdmatrixLanes, TextParenthesizesOperandsOfProductsOnly) {
     const CText lane = CText::var("lane");
     CText m0{"warp_m * 64", true};

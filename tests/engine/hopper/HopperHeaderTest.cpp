@@ -41,6 +41,50 @@ TEST(HopperHeader, ShapeNamesRoundTripForEveryLegalN) {
     EXPECT_EQ(wgmmaAccumulatorRegisters(s), 24);
 }
 
+TEST(HopperHeader, Float8ShapesAreK32AndMayMixE4m3AndE5m2) {
+    using O = WgmmaShape::Operand;
+    int legal = 0;
+    for (O a : {O::E4M3, O::E5M2})
+        for (O b : {O::E4M3, O::E5M2})
+            for (auto accum : {WgmmaShape::Accum::F32, WgmmaShape::Accum::F16})
+                for (auto form : {WgmmaShape::AForm::SS, WgmmaShape::AForm::RS}) {
+                    WgmmaShape s{128, a, accum, form};
+                    if (b != a)
+                        s.operandB = b;
+                    std::string name = wgmmaShapeName(s), error;
+                    EXPECT_EQ(wgmmaShapeProblem(s), "") << name;
+                    EXPECT_EQ(wgmmaShapeK(s), 32) << name;
+                    WgmmaShape back;
+                    ASSERT_TRUE(parseWgmmaShape(name, back, &error)) << name << " " << error;
+                    EXPECT_EQ(back, s) << name;
+                    ++legal;
+                }
+    EXPECT_EQ(legal, 16);
+    WgmmaShape mixed{64, O::E4M3};
+    mixed.operandB = O::E5M2;
+    EXPECT_EQ(wgmmaFunctionName(mixed), "tb_wgmma_m64n64k32_f32_e4m3e5m2_ss");
+    WgmmaShape e4m3{128, O::E4M3};
+    EXPECT_EQ(wgmmaShapeName(e4m3), "m64n128k32_f32_e4m3_ss");
+    std::string error;
+    WgmmaShape s;
+    EXPECT_FALSE(parseWgmmaShape("m64n128k16_f32_e4m3_ss", s, &error)); // float8 is k32
+    EXPECT_NE(error.find("take k32"), std::string::npos) << error;
+    EXPECT_FALSE(parseWgmmaShape("m64n128k32_f32_f16_ss", s, &error));
+    EXPECT_FALSE(parseWgmmaShape("m64n128k32_f32_e4m3f16_ss", s, &error));
+    WgmmaShape halfAndFloat8{128, O::F16};
+    halfAndFloat8.operandB = O::E4M3;
+    EXPECT_NE(wgmmaShapeProblem(halfAndFloat8), "");
+    // The wrapper: k32, A's and B's types, and no transpose immediates (float8 operands are K-major).
+    HopperHeaderNeeds needs;
+    needs.wgmma = {mixed};
+    std::string text = hopperDeviceHeader(needs);
+    EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2 "), std::string::npos) << text;
+    EXPECT_NE(text.find("template <int ScaleA = 1, int ScaleB = 1>\nstatic __device__ __forceinline__ void "
+                        "tb_wgmma_m64n64k32_f32_e4m3e5m2_ss("),
+              std::string::npos);
+    EXPECT_NE(text.find("\"n\"(ScaleA), \"n\"(ScaleB));"), std::string::npos);
+}
+
 TEST(HopperHeader, IllegalShapesSayWhy) {
     std::string error;
     WgmmaShape s;

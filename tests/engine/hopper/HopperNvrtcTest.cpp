@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::hopper {
@@ -184,6 +185,41 @@ TEST(HopperNvrtc, RegisterAOperandBf16AndF16AccumulateForms) {
     REQUIRE_NVRTC();
     expectEveryN(WgmmaShape::Operand::BF16, WgmmaShape::Accum::F32, WgmmaShape::AForm::RS, "F32.BF16");
     expectEveryN(WgmmaShape::Operand::F16, WgmmaShape::Accum::F16, WgmmaShape::AForm::SS, "F16");
+}
+
+TEST(HopperNvrtc, Float8FormsAreQgmmaK32) {
+    REQUIRE_NVRTC();
+    // e4m3 x e4m3 and e5m2 x e4m3, SS and RS, f32 and f16 accumulators: one kernel each, as for the 16-bit
+    // forms.
+    using O = WgmmaShape::Operand;
+    std::vector<WgmmaShape> shapes;
+    std::string kernels;
+    int index = 0;
+    for (auto [a, b] : {std::pair{O::E4M3, O::E4M3}, std::pair{O::E5M2, O::E4M3}})
+        for (auto accum : {WgmmaShape::Accum::F32, WgmmaShape::Accum::F16})
+            for (auto form : {WgmmaShape::AForm::SS, WgmmaShape::AForm::RS}) {
+                WgmmaShape s{128, a, accum, form};
+                if (b != a)
+                    s.operandB = b;
+                shapes.push_back(s);
+                const int regs = codegen::wgmmaAccumulatorRegisters(s);
+                const bool rs = form == WgmmaShape::AForm::RS;
+                kernels +=
+                    "extern \"C\" __global__ void q" + std::to_string(index++) +
+                    "(float* out, tb_u64 da, tb_u64 db) {\n    " +
+                    (accum == WgmmaShape::Accum::F32 ? "float" : "unsigned") + " d[" + std::to_string(regs) +
+                    "];\n" + (rs ? "    const unsigned a[4] = {threadIdx.x, 1u, 2u, 3u};\n" : "") +
+                    "    tb_wgmma_fence();\n    " + codegen::wgmmaFunctionName(s) + "(d, " +
+                    (rs ? "a" : "da") + ", db, 0);\n" +
+                    "    tb_wgmma_commit();\n    tb_wgmma_wait<0>();\n    tb_wgmma_fence_regs(d);\n"
+                    "    float sum = 0;\n    for (int i = 0; i < " +
+                    std::to_string(regs) + "; ++i) sum += (float)d[i];\n    out[threadIdx.x] = sum;\n}\n";
+            }
+    gpu::CudaCompileResult r = test::compileSm90a(headerWith(shapes) + kernels, "q0");
+    ASSERT_TRUE(r.ok) << r.log.substr(0, 4000);
+    SASS_OR_SKIP(sass, r.cubin);
+    EXPECT_EQ(test::countOpcode(sass, "QGMMA.64x128x32.F32.E4M3.E4M3"), 2);
+    EXPECT_EQ(test::countOpcode(sass, "QGMMA.64x128x32.F32.E5M2.E4M3"), 2);
 }
 
 } // namespace

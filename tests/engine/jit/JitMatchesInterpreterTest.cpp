@@ -96,6 +96,18 @@ std::vector<ProgramCase> sampleCases() {
     return cases;
 }
 
+// TileLang examples of the corpus at small shapes: the float8 GEMM (gemm on e4m3fn and e5m2 operands).
+std::vector<ProgramCase> corpusCases() {
+    const std::string file = std::string(TILEBENCH_TESTS_DIR) +
+                             "/corpus/tilelang-examples/gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py";
+    using P = std::vector<std::pair<std::string, std::string>>;
+    return {
+        {"gemm_fp8_e4m3_200x136x200", file, P{{"M", "200"}, {"N", "136"}, {"K", "200"}}},
+        {"gemm_fp8_e5m2_256x128x320", file,
+         P{{"M", "256"}, {"N", "128"}, {"K", "320"}, {"dtype", "T.float8_e5m2"}}},
+    };
+}
+
 // Every .py of the test-program folders, at its own default sizes.
 std::vector<ProgramCase> programCases() {
     std::vector<ProgramCase> cases;
@@ -141,6 +153,8 @@ TEST_P(JitMatchesInterpreter, BitIdenticalOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, JitMatchesInterpreter, ::testing::ValuesIn(sampleCases()),
+                         [](const ::testing::TestParamInfo<ProgramCase>& info) { return info.param.label; });
+INSTANTIATE_TEST_SUITE_P(Corpus, JitMatchesInterpreter, ::testing::ValuesIn(corpusCases()),
                          [](const ::testing::TestParamInfo<ProgramCase>& info) { return info.param.label; });
 INSTANTIATE_TEST_SUITE_P(Programs, JitMatchesInterpreter, ::testing::ValuesIn(programCases()),
                          [](const ::testing::TestParamInfo<ProgramCase>& info) { return info.param.label; });

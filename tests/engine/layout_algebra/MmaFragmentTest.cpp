@@ -37,6 +37,24 @@ void ptxC(int lane, int i, int& row, int& col) {
     col = tig * 2 + (i & 1);
 }
 
+// PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3/.e5m2, .s8/.u8): A (16x32, four .b32 of four elements,
+// a0..a15): row = groupID for a0..a3 and a8..a11, groupID + 8 otherwise; col = threadID_in_group*4 + (i & 3),
+// + 16 for i >= 8.
+void ptxA8(int lane, int i, int& row, int& col) {
+    int groupID = lane >> 2, tig = lane % 4;
+    bool lowRows = i < 4 || (i >= 8 && i < 12);
+    row = lowRows ? groupID : groupID + 8;
+    col = tig * 4 + (i & 3) + (i >= 8 ? 16 : 0);
+}
+
+// B (32x8, k x n, b0..b7): row = threadID_in_group*4 + (i & 3), + 16 for i >= 4; col = groupID. The atom is
+// (n, k) (B stored [N][K]), so the figure's (row, col) is swapped here.
+void ptxB8nk(int lane, int i, int& n, int& k) {
+    int groupID = lane >> 2, tig = lane % 4;
+    k = tig * 4 + (i & 3) + (i >= 4 ? 16 : 0);
+    n = groupID;
+}
+
 void expectMatchesPtx(const Fragment& f, int registers, void (*ptx)(int, int, int&, int&), const char* what) {
     ASSERT_EQ(f.threadExtent(), 32) << what;
     ASSERT_EQ(f.registersPerThread(), registers) << what;
@@ -65,6 +83,55 @@ TEST(MmaFragment, OperandBMatchesPtx) {
 }
 TEST(MmaFragment, AccumulatorMatchesPtx) {
     expectMatchesPtx(mmaAtomC(), 4, ptxC, "C m16n8");
+}
+
+TEST(MmaFragment, EightBitOperandsMatchPtxM16n8k32) {
+    expectMatchesPtx(mmaAtomA8(), 16, ptxA8, "A m16k32 8-bit");
+    expectMatchesPtx(mmaAtomB8(), 8, ptxB8nk, "B n8k32 8-bit");
+}
+
+TEST(MmaFragment, EightBitOperandsAreTheSixteenBitMapsOverPairsOfK) {
+    // What lets ldmatrix (16-bit matrices) load them: element (r, c) of an 8-bit atom is held by the lane
+    // that holds the 16-bit atom's element (r, c/2), in the same b32 register (v/4 of four bytes, v/2 of two
+    // halves).
+    Fragment a8 = mmaAtomA8(), a16 = mmaAtomA();
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 32; ++c) {
+            EXPECT_EQ(a8.threadOf({r, c}), a16.threadOf({r, c / 2})) << r << "," << c;
+            EXPECT_EQ(*a8.registerOf({r, c}) / 4, *a16.registerOf({r, c / 2}) / 2) << r << "," << c;
+        }
+    Fragment b8 = mmaAtomB8(), b16 = mmaAtomB().permuteInputs({1, 0}); // both (n, k)
+    for (int n = 0; n < 8; ++n)
+        for (int k = 0; k < 32; ++k) {
+            EXPECT_EQ(b8.threadOf({n, k}), b16.threadOf({n, k / 2})) << n << "," << k;
+            EXPECT_EQ(*b8.registerOf({n, k}) / 4, *b16.registerOf({n, k / 2}) / 2) << n << "," << k;
+        }
+}
+
+TEST(MmaFragment, EightBitBlockOperandsAreKMajorOnly) {
+    WarpGrid grid = *computeWarpGrid(128, 128, 4, GemmWarpPolicy::Square, GemmInstruction{});
+    Fragment a = *makeGemmFragmentA(grid, 64, /*transposed=*/false, /*elementBits=*/8);
+    EXPECT_EQ(a.inputShape(), (std::vector<int64_t>{128, 64}));
+    EXPECT_EQ(a.registersPerThread(), 16 * 4 * 2); // 4 row atoms x 2 k atoms of 16 registers
+    EXPECT_EQ(a.replicateExtent(), 2);
+    for (int i = 0; i < 128; i += 3)
+        for (int k = 0; k < 64; ++k) {
+            int v = k % 4 + 4 * ((i % 16) / 8) + 8 * ((k % 32) / 16);
+            EXPECT_EQ(a.registerOf({i, k}), v + 16 * ((i % 64) / 16 + 4 * (k / 32))) << i << "," << k;
+            EXPECT_EQ(*a.threadOf({i, k}) % 32, 4 * (i % 8) + (k % 16) / 4);
+        }
+    Fragment b = *makeGemmFragmentB(grid, 64, /*transposed=*/true, /*elementBits=*/8);
+    EXPECT_EQ(b.inputShape(), (std::vector<int64_t>{128, 64}));
+    for (int n = 0; n < 128; n += 5)
+        for (int k = 0; k < 64; ++k) {
+            EXPECT_EQ(*b.threadOf({n, k}) % 32, 4 * (n % 8) + (k % 16) / 4) << n << "," << k;
+            EXPECT_EQ(*b.threadOf({n, k}) / 32 / grid.mWarp, n / 64);
+        }
+    EXPECT_TRUE(inverseFragment(a).ok());
+    EXPECT_TRUE(inverseFragment(b).ok());
+    EXPECT_EQ(makeGemmFragmentA(grid, 64, true, 8).error().code, "gemm-fragment-unsupported");
+    EXPECT_EQ(makeGemmFragmentB(grid, 64, false, 8).error().code, "gemm-fragment-unsupported");
+    EXPECT_EQ(makeGemmFragmentA(grid, 48, false, 8).error().code, "gemm-fragment-unsupported"); // K % 32
 }
 
 TEST(MmaFragment, AccumulatorClosedForm) {

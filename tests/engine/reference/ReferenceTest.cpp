@@ -70,8 +70,9 @@ void expectValues(const HostTensor& t, const std::vector<double>& values, double
 
 TEST(ReferenceRegistry, ListsEveryReferenceSortedWithTolerances) {
     const std::vector<std::string> names = referenceNames();
-    const std::vector<std::string> want = {"elementwise_add", "flash_attention", "gemm",         "gemm_relu",
-                                           "gemm_transpose",  "mla_decode",      "rmsnorm_silu", "softmax"};
+    const std::vector<std::string> want = {"elementwise_add", "flash_attention", "gemm",
+                                           "gemm_nt",         "gemm_relu",       "gemm_transpose",
+                                           "mla_decode",      "rmsnorm_silu",    "softmax"};
     EXPECT_EQ(names, want);
     for (const std::string& name : names) {
         const Reference* ref = findReference(name);
@@ -118,8 +119,10 @@ TEST(ReferenceDirective, EverySampleNamesARegisteredReferenceAndEveryReferenceHa
         used.insert(*name);
     }
     EXPECT_EQ(samples, 7);
-    // "gemm" checks TileLang's own GEMM examples (CpuRun.WarpSpecializedCorpusGemmsComputeTheProduct).
+    // "gemm" and "gemm_nt" check TileLang's own GEMM examples
+    // (CpuRun.WarpSpecializedCorpusGemmsComputeTheProduct, CpuRun.Float8CorpusGemmComputesTheProduct).
     used.insert("gemm");
+    used.insert("gemm_nt");
     for (const std::string& name : referenceNames())
         EXPECT_TRUE(used.count(name)) << "no sample uses " << name;
 }
@@ -217,6 +220,19 @@ TEST(GemmTransposeReference, ShapesFollowTheFlags) {
     RunResult r = run("gemm_transpose", params, module);
     ASSERT_TRUE(r.ok) << r.error;
     expectValues(r.expected.at(2), {4, 5});
+}
+
+TEST(GemmNtReference, MultipliesByBTransposed) {
+    // A = [1 2; 3 4], B stored [N][K] = [5 7; 6 -8] (so B^T = [5 6; 7 -8]): [19 -10; 43 -14].
+    ir::Module module;
+    std::vector<HostTensor> params = {tensor("A", DType::Float8E4M3, {2, 2}, {1, 2, 3, 4}),
+                                      tensor("B", DType::Float8E4M3, {2, 2}, {5, 7, 6, -8}),
+                                      tensor("C", DType::Float32, {2, 2})};
+    RunResult r = run("gemm_nt", params, module);
+    ASSERT_TRUE(r.ok) << r.error;
+    expectValues(r.expected.at(2), {19, -10, 43, -14});
+    params[1] = tensor("B", DType::Float8E4M3, {3, 2}); // N = 3 does not match C's 2 columns
+    EXPECT_FALSE(run("gemm_nt", params, module).ok);
 }
 
 TEST(GemmTransposeReference, MissingFlagIsAnError) {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace tb;
 using namespace tb::codegen::test;
@@ -69,6 +71,36 @@ TEST(RunReport, OutputLinesGiveTheToleranceAndTheFirstMismatch) {
     failed.message = "cannot start tilebench-runner";
     EXPECT_EQ(run::describeGpuRun(failed).headline,
               "the GPU run failed at runner: cannot start tilebench-runner");
+}
+
+// TileLang's float8 GEMM with two accumulators (promoted every 128 of K) computes A @ B^T for e4m3fn and e5m2
+// operands on both CPU executors, at a block-multiple and a ragged shape.
+TEST(CpuRun, Float8CorpusGemmComputesTheProduct) {
+    const std::string file = "gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py";
+    const std::string text =
+        readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file) +
+        "\n# tilebench-reference: gemm_nt\n";
+    for (const char* dtype : {"T.float8_e4m3fn", "T.float8_e5m2"})
+        for (auto shape :
+             {std::vector<std::pair<std::string, std::string>>{{"M", "256"}, {"N", "256"}, {"K", "512"}},
+              std::vector<std::pair<std::string, std::string>>{{"M", "200"}, {"N", "136"}, {"K", "200"}}}) {
+            shape.push_back({"dtype", dtype});
+            SCOPED_TRACE(std::string(dtype) + " M=" + shape[0].second);
+            PlannedProgram p = planProgram(file, text, shape);
+            ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+            for (CpuBackend backend : {CpuBackend::Interpreter, CpuBackend::Auto}) {
+                run::CpuRunOptions options;
+                options.backend = backend;
+                run::CpuRunResult r = run::runOnCpu(*p.result, options);
+                ASSERT_TRUE(r.executed) << r.error;
+                EXPECT_TRUE(r.checked) << r.error;
+                EXPECT_TRUE(r.ok) << run::describeCpuRun(r).text();
+                ASSERT_EQ(r.outputs.size(), 1u);
+                // Exact products, float32 sums: e4m3fn products are multiples of 2^-18 and these sums stay
+                // below 2^6, so float32 holds them exactly; e5m2's span more binades and round (~1e-6 here).
+                EXPECT_LT(r.outputs[0].comparison.maxAbsError, 1e-5);
+            }
+        }
 }
 
 // TileLang's hand-warp-specialized GEMMs run their T.ws scopes in program order on the CPU, which their

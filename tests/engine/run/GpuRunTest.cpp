@@ -111,6 +111,16 @@ std::vector<Case> corpusCases() {
     persistent.corpus = true;
     persistent.params = {{"batch", "2"}, {"heads", "128"}, {"kv_ctx", "512"}};
     out.push_back(persistent);
+    // float8 T.gemm (mma.sync m16n8k32 / wgmma m64nNk32, K-major operands, two accumulators): at the
+    // program's own shape (1024 x 1024 x 8192, e4m3fn), e5m2 at a smaller one and a ragged e4m3fn one.
+    Case fp8;
+    fp8.file = "gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py";
+    fp8.corpus = true;
+    out.push_back(fp8);
+    fp8.params = {{"M", "512"}, {"N", "256"}, {"K", "1024"}, {"dtype", "T.float8_e5m2"}};
+    out.push_back(fp8);
+    fp8.params = {{"M", "200"}, {"N", "136"}, {"K", "200"}};
+    out.push_back(fp8);
     return out;
 }
 
@@ -139,6 +149,9 @@ std::vector<Case> portableCases() {
          {{"M", "136"}, {"N", "200"}, {"K", "64"}, {"trans_A", "True"}, {"trans_B", "True"}},
          true},
         // Reproducers of the GPU fuzzer (docs/fuzzing.md), each a bug once: codegen, schedule, or the check.
+        // float8 operands of two formats (e4m3fn x e5m2): a woven pipeline, and k slices at run-time offsets.
+        {"gemm_float8_mixed.py", {}, true},
+        {"gemm_float8_mixed.py", {{"k_slices", "True"}, {"M", "128"}, {"N", "200"}, {"K", "256"}}, true},
         {"fuzz_one_index_var.py", {}, true},
         {"fuzz_replicated_copy.py", {}, true},
         {"fuzz_bfloat16_fragment.py", {}, true, Backend::Portable, 12000607},

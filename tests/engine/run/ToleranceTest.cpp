@@ -87,3 +87,22 @@ TEST(OutputTolerance, TheFuzzReproducerIsCheckedAtBfloat16Precision) {
     EXPECT_EQ(t.setBy, "B_f (bfloat16)");
     EXPECT_DOUBLE_EQ(t.atol, 3e-2);
 }
+
+TEST(OutputTolerance, AFloat8GemmAccumulatorSetsTheTensorCoresTolerance) {
+    // float8 tensor cores accumulate with ~13 mantissa bits: the float32 output of TileLang's float8 GEMM is
+    // checked at 3e-2, and says why.
+    PlannedProgram p = planCorpusProgram("gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py",
+                                         {{"M", "256"}, {"N", "256"}, {"K", "512"}});
+    ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics() << p.planErrors;
+    run::OutputTolerance t = toleranceOf(p, "C");
+    EXPECT_EQ(t.setBy, "C_local (float32 accumulator of float8 tensor cores)");
+    EXPECT_DOUBLE_EQ(t.atol, 3e-2);
+    EXPECT_DOUBLE_EQ(t.rtol, 3e-2);
+    // A float16 GEMM's float32 accumulator keeps float32's tolerance.
+    PlannedProgram half =
+        planTestProgram("gemm_float8_mixed.py", {{"a_dtype", "'float16'"}, {"b_dtype", "'float16'"}});
+    ASSERT_TRUE(half.ok()) << half.result->formattedDiagnostics() << half.planErrors;
+    run::OutputTolerance h = toleranceOf(half, "C");
+    EXPECT_DOUBLE_EQ(h.atol, 1e-4);
+    EXPECT_DOUBLE_EQ(h.rtol, 1e-3);
+}
