@@ -4,6 +4,7 @@
 #include "engine/check/Checks.h"
 
 #include "engine/check/CheckSupport.h"
+#include "engine/check/CpAsyncChecks.h"
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/check/TileOpChecks.h"
 #include "engine/ir/Printer.h"
@@ -38,6 +39,8 @@ const char* tileOpName(StmtKind kind) {
         return "T.use_swizzle";
     case StmtKind::Barrier:
         return "an mbarrier operation";
+    case StmtKind::CpAsync:
+        return "T.ptx_cp_async";
     case StmtKind::WarpGroups:
         return "T.ws";
     case StmtKind::Seq:
@@ -121,6 +124,7 @@ private:
             }
             checkThreads(s, m_target, m_diagnostics);
             checkSharedMemory(s, m_target, m_diagnostics);
+            checkCpAsyncCompletion(s, m_diagnostics);
             const Stmt* outer = m_kernel;
             m_kernel = &s;
             visitChildren(s);
@@ -138,6 +142,9 @@ private:
             return;
         case StmtKind::AtomicAdd:
             checkAtomicAdd(s, m_diagnostics);
+            return;
+        case StmtKind::CpAsync:
+            checkCpAsync(s, m_diagnostics);
             return;
         case StmtKind::Seq:
         case StmtKind::For:

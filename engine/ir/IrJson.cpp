@@ -71,6 +71,8 @@ const char* stmtKindName(StmtKind kind) {
         return "WarpGroups";
     case StmtKind::Barrier:
         return "Barrier";
+    case StmtKind::CpAsync:
+        return "CpAsync";
     }
     return "?";
 }
@@ -411,6 +413,12 @@ public:
             expr(s.barrierIndex);
             m_out.key("value");
             expr(s.value);
+            break;
+        case StmtKind::CpAsync:
+            region("src", s.src);
+            region("dst", s.dst);
+            m_out.key("predicate");
+            expr(s.cond);
             break;
         }
         m_out.endObject();

@@ -303,6 +303,11 @@ private:
                 useBuffer(s.barrier, s.range);
             checkOwnExprs(s);
             return;
+        case StmtKind::CpAsync:
+            checkRegion(s.src, s, "cp.async source");
+            checkRegion(s.dst, s, "cp.async destination");
+            checkOwnExprs(s);
+            return;
         }
     }
 

@@ -32,6 +32,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
     case StmtKind::Barrier:
+    case StmtKind::CpAsync:
         return;
     }
 }
@@ -57,6 +58,7 @@ void maybe(const ExprPtr& e, const std::function<void(const ExprPtr&)>& fn) {
 void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) {
     switch (s.kind) {
     case StmtKind::Copy:
+    case StmtKind::CpAsync:
         fn(s.src);
         fn(s.dst);
         return;
@@ -137,6 +139,10 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
     case StmtKind::Barrier:
         maybe(s.barrierIndex, fn);
         maybe(s.value, fn);
+        return;
+    case StmtKind::CpAsync:
+        forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
+        maybe(s.cond, fn);
         return;
     }
 }

@@ -313,6 +313,11 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
         break;
     case StmtKind::Barrier:
         break; // in program order every wait is already satisfied
+    case StmtKind::CpAsync:
+        if (s.cond)
+            throw Unsupported{"T.ptx_cp_async with a predicate"};
+        lowerCopyLike(s, /*atomic=*/false); // in program order the copy has landed before it is read
+        break;
     }
     m_currentRange = saved;
 }
