@@ -5,6 +5,7 @@
 
 #include "engine/check/CheckSupport.h"
 #include "engine/check/GridSyncChecks.h"
+#include "engine/check/CpAsyncChecks.h"
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/check/TileOpChecks.h"
 #include "engine/ir/Printer.h"
@@ -39,6 +40,8 @@ const char* tileOpName(StmtKind kind) {
         return "T.use_swizzle";
     case StmtKind::Barrier:
         return "an mbarrier operation";
+    case StmtKind::CpAsync:
+        return "T.ptx_cp_async";
     case StmtKind::WarpGroups:
         return "T.ws";
     case StmtKind::GridSync:
@@ -125,6 +128,7 @@ private:
             checkThreads(s, m_target, m_diagnostics);
             checkSharedMemory(s, m_target, m_diagnostics);
             checkGridSyncPlacement(s, m_diagnostics);
+            checkCpAsyncCompletion(s, m_diagnostics);
             const Stmt* outer = m_kernel;
             m_kernel = &s;
             visitChildren(s);
@@ -142,6 +146,9 @@ private:
             return;
         case StmtKind::AtomicAdd:
             checkAtomicAdd(s, m_diagnostics);
+            return;
+        case StmtKind::CpAsync:
+            checkCpAsync(s, m_diagnostics);
             return;
         case StmtKind::Seq:
         case StmtKind::For:

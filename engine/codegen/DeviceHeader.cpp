@@ -3,6 +3,31 @@
 
 namespace tb::codegen {
 
+const char* cudaCpAsyncHeader() {
+    return R"CUDA(// ---- the program's cp.async (T.ptx_cp_async) and its noinc mbarrier arrive (T.cp_async_barrier_noinc) ----
+// .cg (L2 only) takes 16 bytes alone; 4 and 8 go through .ca. The _fill forms copy `bytes` (0 or the width)
+// and zero-fill the rest, as a false predicate asks.
+static __device__ __forceinline__ void tb_cp_async_4(unsigned smem, const void* gmem) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(smem), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void tb_cp_async_8(unsigned smem, const void* gmem) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(smem), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void tb_cp_async_4_fill(unsigned smem, const void* gmem, int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(smem), "l"(gmem), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void tb_cp_async_8_fill(unsigned smem, const void* gmem, int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(smem), "l"(gmem), "r"(bytes) : "memory");
+}
+// The mbarrier at shared-window address `bar` gets this thread's arrival when all its earlier cp.async
+// copies have landed; .noinc: the arrival is one of the mbarrier's arrive count (no pending count added).
+static __device__ __forceinline__ void tb_cp_async_mbarrier_arrive_noinc(unsigned bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(bar) : "memory");
+}
+
+)CUDA";
+}
+
 const char* cudaFloat8Header() {
     return R"CUDA(// ---- float8 (e4m3fn, e5m2) <-> fp32: round to nearest even, subnormals; e4m3 saturates, e5m2 -> inf ----
 // Ties to even with integer operations only (libdevice's ilogbf/ldexpf made each conversion ~180 PTX

@@ -29,6 +29,10 @@ const char* cudaGridSyncHeader();
 // emitted after the float8 header only for kernels that issue it (so sm_80 units never see the instruction).
 std::string float8MmaFunction(ir::DType a, ir::DType b);
 std::string float8MmaDefinition(ir::DType a, ir::DType b);
+// The program's own cp.async (T.ptx_cp_async: tb_cp_async_4/8 through L1, the header's tb_cp_async_16 and
+// tb_cp_async_16_fill bypassing it, and 4/8-byte zero-filling forms) and the noinc mbarrier arrive
+// (T.cp_async_barrier_noinc), emitted after the header only where a kernel uses them.
+const char* cudaCpAsyncHeader();
 
 // The header's rounding of a float expression to dtype `t`'s grid (tb_round_f16, tb_round_bf16,
 // tb_round_e4m3, tb_round_e5m2): how a value narrower than float32 stays what its type can hold while

@@ -685,6 +685,9 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
     case StmtKind::GridSync:
         emitGridSync(s);
         return;
+    case StmtKind::CpAsync:
+        lowerCpAsync(s);
+        return;
     }
 }
 
@@ -969,6 +972,7 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
     case StmtKind::WarpGroups:
     case StmtKind::Barrier:
     case StmtKind::GridSync:
+    case StmtKind::CpAsync:
         error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
               "move the tile operation out of the T.Parallel loop");
         return;

@@ -99,6 +99,11 @@ private:
     size_t concurrentScopeRun(const std::vector<ir::StmtPtr>& stmts, size_t first) const;
     void emitConcurrentScopes(const std::vector<ir::StmtPtr>& stmts, size_t first, size_t count, int depth);
     void emitBarrierOp(const ir::Stmt& s);
+    // The program's per-thread async copies and their noinc mbarrier arrive (CpAsyncLowering.cpp).
+    void lowerCpAsync(const ir::Stmt& s);
+    void emitCpAsyncArrive(const ir::Stmt& s, const std::string& address);
+    bool sharedRunsStayContiguous(const ir::Buffer* buffer, int64_t n) const;
+    bool awaitsCpAsyncData(const ir::Buffer* barrier) const; // T.cp_async_barrier_noinc arrives on it
 
     // ---- shared-memory synchronization ----
     using BufferSet = std::set<const ir::Buffer*>;

@@ -164,6 +164,8 @@ void KernelEmitter::emitBarrierOp(const Stmt& s) {
     switch (s.barrierOp) {
     case ir::BarrierOp::WaitParity:
         line("tb_mbarrier_wait(" + address + ", " + expr(s.value) + "); // T.mbarrier_wait_parity", s.range);
+        if (awaitsCpAsyncData(s.barrier))
+            line("tb_fence_proxy_async(); // the cp.async data it waited for becomes visible to wgmma");
         return;
     case ir::BarrierOp::ExpectTx:
         // The copies this program issues are cooperative (no TMA transactions): the expected bytes are
@@ -176,6 +178,9 @@ void KernelEmitter::emitBarrierOp(const Stmt& s) {
         if (m_target.hasWgmma)
             line("tb_fence_proxy_async();");
         line("tb_mbarrier_arrive(" + address + "); // T.mbarrier_arrive", s.range);
+        return;
+    case ir::BarrierOp::CpAsyncArrive:
+        emitCpAsyncArrive(s, address);
         return;
     }
 }

@@ -169,6 +169,9 @@ public:
                         const WarpGroupScope& scope);
     // `if tx < 128: ... else: ...` over T.get_thread_binding(): the branches as T.ws scopes.
     bool execThreadRangeIf(const ast::Stmt& s, const ir::ExprPtr& cond, Flow& flow);
+    // One branch of an if/elif chain over the threads [lo, hi) that the branches before it left.
+    bool execThreadRangeBranch(const ast::Stmt& s, const ir::ExprPtr& cond, int64_t lo, int64_t hi,
+                               Flow& flow);
     Flow execKernelFor(const ast::Stmt& s, const Value& iter);
     void storeElement(const Value& base, const Value& index, const Value& value, SourceRange range);
     Value loadElement(ir::Buffer* buffer, const std::vector<Value>& indices, SourceRange range);

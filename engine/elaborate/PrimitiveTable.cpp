@@ -29,8 +29,9 @@ Index indexOf(std::initializer_list<std::span<const PrimitiveRow>> families) {
 
 const std::vector<std::span<const PrimitiveRow>>& tileFamilies() {
     static const std::vector<std::span<const PrimitiveRow>> families = {
-        loopAndKernelPrimitives(), memoryPrimitives(), computePrimitives(),         elementMathPrimitives(),
-        layoutPrimitives(),        typePrimitives(),   synchronizationPrimitives(), scanPrimitives()};
+        loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
+        elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
+        synchronizationPrimitives(), scanPrimitives(),   asyncCopyPrimitives()};
     return families;
 }
 

@@ -9,6 +9,7 @@
 //   TileLayouts.cpp    layout constructors, T.annotate_layout, T.use_swizzle, T.print, scheduling hints
 //   TileTypes.cpp      T.Tensor, T.dynamic, T.const, T.empty, T.dtype
 //   TileSynchronization.cpp  T.ws, T.alloc_barrier, the mbarrier operations, T.tma_copy, T.sync_grid
+//   TileAsyncCopy.cpp  T.access_ptr, T.ptx_cp_async
 //   TileScans.cpp      T.cumsum
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module
@@ -62,6 +63,7 @@ std::span<const PrimitiveRow> layoutPrimitives();
 std::span<const PrimitiveRow> layoutModulePrimitives();
 std::span<const PrimitiveRow> typePrimitives();
 std::span<const PrimitiveRow> synchronizationPrimitives();
+std::span<const PrimitiveRow> asyncCopyPrimitives();
 std::span<const PrimitiveRow> scanPrimitives();
 std::span<const PrimitiveRow> pythonBuiltins();
 std::span<const PrimitiveRow> mathModule();

@@ -1,9 +1,10 @@
 // TileLang's explicit warp specialization and mbarriers, as Hopper programs write them by hand:
 // `with T.ws(i):` (the body runs on warpgroup i only), T.alloc_barrier, T.mbarrier_wait_parity /
-// T.barrier_wait, T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_expect_tx, T.tma_copy (a copy whose
-// bytes arrive on an mbarrier), and T.sync_grid (a barrier of the whole grid). Tile semantics run the
-// block's statements in program order, which a correct producer/consumer protocol allows; the CUDA backend
-// turns each T.ws body into a branch over its threads.
+// T.barrier_wait, T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_expect_tx, T.cp_async_barrier_noinc (an
+// arrive made when the thread's T.ptx_cp_async copies land), T.tma_copy (a copy whose bytes arrive on an
+// mbarrier), and T.sync_grid (a barrier of the whole grid). Tile semantics run the block's statements in
+// program order, which a correct producer/consumer protocol allows; the CUDA backend turns each T.ws body into
+// a branch over its threads.
 #include "engine/elaborate/Primitives.h"
 #include "engine/elaborate/TileOperands.h"
 
@@ -53,7 +54,7 @@ Value barrierStmt(Interpreter& in, const BoundArgs& b, SourceRange range, ir::Ba
     s->barrierOp = op;
     s->barrier = ref->buffer;
     s->barrierIndex = ref->index;
-    if (op != ir::BarrierOp::Arrive) {
+    if (op == ir::BarrierOp::WaitParity || op == ir::BarrierOp::ExpectTx) {
         s->value =
             in.toExpr(b[1], b.at(1), op == ir::BarrierOp::WaitParity ? "the parity" : "the byte count");
         if (!s->value)
@@ -115,6 +116,15 @@ Value arrive(Interpreter& in, PrimitiveCall& call) {
                             "cluster; clusters are not supported",
                         "arrive on this CTA's barrier: drop cta_id");
     return barrierStmt(in, b, call.range, ir::BarrierOp::Arrive, call.op);
+}
+
+// T.cp_async_barrier_noinc(mbarrier): this thread arrives when its earlier T.ptx_cp_async copies land.
+Value cpAsyncArrive(Interpreter& in, PrimitiveCall& call) {
+    BoundArgs b;
+    if (!in.bind("T.cp_async_barrier_noinc(barrier)", call.args, b) ||
+        !in.requireKernel("T.cp_async_barrier_noinc", call.range))
+        return Value::poison();
+    return barrierStmt(in, b, call.range, ir::BarrierOp::CpAsyncArrive, call.op);
 }
 
 Value expectTx(Interpreter& in, PrimitiveCall& call) {
@@ -297,27 +307,51 @@ WarpGroupScope scopeOfThreads(int64_t first, int64_t last) {
 // TileLang infers the threads a branch over the thread index runs on and lays out the tile ops inside for
 // those threads alone (a gemm under `if tx < 128` of a 256-thread kernel is partitioned over 4 warps). When
 // the branch's threads are whole warpgroups, that is exactly a T.ws scope, so the branches become WarpGroups
-// statements: `if tx >= 128: A else: B` is `T.ws(1): A` then `T.ws(0): B`. Other conditions stay an if.
+// statements: `if tx >= 128: A else: B` is `T.ws(1): A` then `T.ws(0): B`, and an elif chain splits the
+// threads the same way (`if tx < 128: A elif tx < 256: B else: C` is three scopes). Other conditions stay an
+// if.
 bool Interpreter::execThreadRangeIf(const ast::Stmt& s, const ir::ExprPtr& cond, Flow& flow) {
     if (m_trace->kernels.empty() || m_trace->kernels.back().inWarpGroups)
         return false;
+    return execThreadRangeBranch(s, cond, 0, m_trace->kernels.back().threadCount, flow);
+}
+
+bool Interpreter::execThreadRangeBranch(const ast::Stmt& s, const ir::ExprPtr& cond, int64_t lo, int64_t hi,
+                                        Flow& flow) {
     const int64_t threads = m_trace->kernels.back().threadCount;
     auto interval = threadInterval(cond, threads);
     if (!interval)
         return false;
-    auto [first, last] = *interval;
-    first = std::max<int64_t>(first, 0);
-    last = std::min(last, threads);
+    const int64_t first = std::max(interval->first, lo);
+    const int64_t last = std::min(interval->second, hi);
     const bool aligned = first % kWarpGroupThreads == 0 && last % kWarpGroupThreads == 0;
-    // The else branch must be one range of threads too: the branch takes a prefix or a suffix of the block.
-    const bool complementIsOneRange = first == 0 || last == threads;
-    if (!aligned || first >= last || (first == 0 && last == threads) || !complementIsOneRange)
+    // The else branch must be one range of threads too: the branch takes a prefix or a suffix of [lo, hi).
+    const bool complementIsOneRange = first == lo || last == hi;
+    // A first branch over every thread is no scope; an elif over all the threads left is the last one.
+    const bool whole = first == lo && last == hi;
+    if (!aligned || first >= last || (whole && lo == 0 && hi == threads) || !complementIsOneRange)
         return false;
     Flow thenFlow = execWarpGroups(s.body, s.range, scopeOfThreads(first, last));
     Flow elseFlow = Flow::Normal;
-    if (!s.orelse.empty())
-        elseFlow = execWarpGroups(s.orelse, s.range,
-                                  first == 0 ? scopeOfThreads(last, threads) : scopeOfThreads(0, first));
+    const int64_t restLo = first == lo ? last : lo;
+    const int64_t restHi = first == lo ? hi : first;
+    if (!s.orelse.empty() && restLo < restHi) {
+        // elif: a branch over the threads this one leaves, when its condition is a thread range too.
+        bool chained = false;
+        const ast::Stmt* elif =
+            s.orelse.size() == 1 && s.orelse[0]->kind == ast::StmtKind::If && s.orelse[0]->test
+                ? s.orelse[0].get()
+                : nullptr;
+        if (elif) {
+            ++m_quiet; // looked at again, and reported, where it is no thread range
+            Value test = eval(*elif->test);
+            ir::ExprPtr elifCond = test.kind == ValueKind::Expr ? test.expr : nullptr;
+            --m_quiet;
+            chained = elifCond && execThreadRangeBranch(*elif, elifCond, restLo, restHi, elseFlow);
+        }
+        if (!chained)
+            elseFlow = execWarpGroups(s.orelse, s.range, scopeOfThreads(restLo, restHi));
+    }
     flow = thenFlow == Flow::Halt || elseFlow == Flow::Halt ? Flow::Halt : Flow::Normal;
     return true;
 }
@@ -331,6 +365,7 @@ std::span<const PrimitiveRow> synchronizationPrimitives() {
         {"mbarrier_arrive", arrive},
         {"barrier_arrive", arrive},
         {"mbarrier_expect_tx", expectTx},
+        {"cp_async_barrier_noinc", cpAsyncArrive},
         {"tma_copy", tmaCopy},
         {"sync_grid", syncGrid},
         {"wait_wgmma", orderingHint},

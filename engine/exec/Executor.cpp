@@ -742,6 +742,13 @@ private:
                 fail("execution-malformed-ir", blame(s.range),
                      "a grid barrier (T.sync_grid) outside a kernel's phases", "this is an executor bug");
             break;
+        case StmtKind::CpAsync:
+            // In program order the copy has landed before anything that waits for it reads it.
+            if (s.cond && !evalBool(s.cond))
+                zeroFill(s); // a false predicate writes zeros, as cp.async with a source size of 0 does
+            else
+                execCopy(s);
+            break;
         }
         m_currentRange = saved;
     }
@@ -1147,6 +1154,15 @@ private:
         double* srcData = src.slot->data;
         forEachPair(s, src, dst, "atomic_add",
                     [&](int64_t so, int64_t dof) { add(dof, so < 0 ? 0.0 : srcData[so], from); });
+    }
+
+    void zeroFill(const Stmt& s) {
+        EvaluatedRegion dst = evalRegion(s.dst, s.range);
+        double* data = dst.slot->data;
+        forEachElement(s, dst, [&](int64_t offset) {
+            if (offset >= 0)
+                data[offset] = 0.0;
+        });
     }
 
     void execFill(const Stmt& s) {

@@ -73,6 +73,8 @@ const char* stmtKindName(StmtKind kind) {
         return "Barrier";
     case StmtKind::GridSync:
         return "GridSync";
+    case StmtKind::CpAsync:
+        return "CpAsync";
     }
     return "?";
 }
@@ -416,6 +418,12 @@ public:
             break;
         case StmtKind::GridSync:
             break; // no fields: the whole grid waits
+        case StmtKind::CpAsync:
+            region("src", s.src);
+            region("dst", s.dst);
+            m_out.key("predicate");
+            expr(s.cond);
+            break;
         }
         m_out.endObject();
     }

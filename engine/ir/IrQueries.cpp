@@ -102,6 +102,7 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
             written.insert(s.buffer);
             break;
         case ir::StmtKind::Copy:
+        case ir::StmtKind::CpAsync:
         case ir::StmtKind::Fill:
         case ir::StmtKind::AtomicAdd:
             written.insert(s.dst.buffer);
@@ -139,6 +140,7 @@ void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<
             add(writes, s.buffer);
             break;
         case StmtKind::Copy:
+        case StmtKind::CpAsync:
             add(reads, s.src.buffer);
             add(writes, s.dst.buffer);
             break;

@@ -337,6 +337,13 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
     case StmtKind::GridSync:
         add(indent, "sync_grid", s.range, &s);
         return;
+    case StmtKind::CpAsync: {
+        std::string text = "ptx_cp_async " + printRegion(s.src) + " -> " + printRegion(s.dst);
+        if (s.cond)
+            text += " if " + exprText(s.cond);
+        add(indent, text, s.range, &s);
+        return;
+    }
     case StmtKind::Print: {
         std::string what = s.printBuffer ? s.printBuffer->name : exprText(s.value);
         std::string text = "print(" + what;

@@ -32,6 +32,8 @@ const char* barrierOpName(BarrierOp op) {
         return "mbarrier_arrive";
     case BarrierOp::ExpectTx:
         return "mbarrier_expect_tx";
+    case BarrierOp::CpAsyncArrive:
+        return "cp_async_barrier_noinc";
     }
     return "?";
 }

@@ -71,6 +71,7 @@ enum class StmtKind {
     WarpGroups, // with T.ws(i, ...): the body runs on those warpgroups of the block only
     Barrier,    // T.mbarrier_wait_parity / T.mbarrier_arrive / T.mbarrier_expect_tx on one mbarrier
     GridSync,   // T.sync_grid(): every thread of every block of the grid waits until all have arrived
+    CpAsync,    // T.ptx_cp_async: each thread copies a few elements global -> shared asynchronously
 };
 
 enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
@@ -85,9 +86,11 @@ const char* evictionPolicyName(EvictionPolicy p); // "evict_normal", "evict_firs
 const char* reduceKindName(ReduceKind kind);      // "max", "sum", ...
 
 // The mbarrier operations a program issues itself (TileLang's names; barrier_wait/barrier_arrive are the
-// same).
-enum class BarrierOp { WaitParity, Arrive, ExpectTx };
-const char* barrierOpName(BarrierOp op); // "mbarrier_wait_parity", "mbarrier_arrive", "mbarrier_expect_tx"
+// same). CpAsyncArrive is T.cp_async_barrier_noinc: the thread's arrival, made when its earlier
+// T.ptx_cp_async copies have landed (cp.async.mbarrier.arrive.noinc: it counts as one of the arrive count).
+enum class BarrierOp { WaitParity, Arrive, ExpectTx, CpAsyncArrive };
+// "mbarrier_wait_parity", "mbarrier_arrive", "mbarrier_expect_tx", "cp_async_barrier_noinc"
+const char* barrierOpName(BarrierOp op);
 
 // T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
 struct PipelineInfo {
@@ -151,7 +154,8 @@ struct Stmt {
     PipelineInfo pipeline;
     int coalescedWidth = 0; // T.Parallel(coalesced_width=)
 
-    // IfThenElse: cond, body, elseBody (may be null). Kernel/For: body.
+    // IfThenElse: cond, body, elseBody (may be null). Kernel/For: body. CpAsync: the predicate (null when
+    // not given; false zero-fills the destination).
     ExprPtr cond;
     StmtPtr body;
     StmtPtr elseBody;
@@ -162,7 +166,9 @@ struct Stmt {
     ExprPtr
         value; // Store, Fill (the fill value), AtomicAdd (scalar form), UseSwizzle (enable), Print (scalar)
 
-    // Copy: src -> dst. Fill: dst. AtomicAdd: dst (+= src region or value).
+    // Copy: src -> dst. Fill: dst. AtomicAdd: dst (+= src region or value). CpAsync: one thread's copy of
+    // the elements [c, c + n) of the last dimension of src (global) into those of dst (shared); every other
+    // extent is 1, and n elements make 4, 8 or 16 bytes (one cp.async).
     Region src;
     Region dst;
     bool disableTma = false;

@@ -306,6 +306,11 @@ private:
         case StmtKind::GridSync:
             require(m_kernel != nullptr, s, "a grid barrier outside every kernel");
             return;
+        case StmtKind::CpAsync:
+            checkRegion(s.src, s, "cp.async source");
+            checkRegion(s.dst, s, "cp.async destination");
+            checkOwnExprs(s);
+            return;
         }
     }
 

@@ -33,6 +33,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::Print:
     case StmtKind::Barrier:
     case StmtKind::GridSync:
+    case StmtKind::CpAsync:
         return;
     }
 }
@@ -58,6 +59,7 @@ void maybe(const ExprPtr& e, const std::function<void(const ExprPtr&)>& fn) {
 void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) {
     switch (s.kind) {
     case StmtKind::Copy:
+    case StmtKind::CpAsync:
         fn(s.src);
         fn(s.dst);
         return;
@@ -140,6 +142,10 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
     case StmtKind::Barrier:
         maybe(s.barrierIndex, fn);
         maybe(s.value, fn);
+        return;
+    case StmtKind::CpAsync:
+        forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
+        maybe(s.cond, fn);
         return;
     }
 }

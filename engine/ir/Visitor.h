@@ -17,12 +17,13 @@ inline constexpr int kMaxIrDepth = 256;
 void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& fn);
 
 // The expressions s holds directly, not those of its children: kernel grid, loop min/extent, if cond,
-// store indices and value, region mins/extents, gemm clear_accum, layout forward/thread expressions.
+// store indices and value, region mins/extents, gemm clear_accum, layout forward/thread expressions,
+// a cp.async predicate.
 // Null expressions are skipped.
 void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& fn);
 
-// The regions s holds (Copy: src, dst; Fill: dst; AtomicAdd: dst and src when it has a buffer; Gemm: a, b,
-// c).
+// The regions s holds (Copy and CpAsync: src, dst; Fill: dst; AtomicAdd: dst and src when it has a buffer;
+// Gemm: a, b, c).
 void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn);
 
 // Every node of an expression tree in preorder (the node, then its operands). Stops at kMaxIrDepth.

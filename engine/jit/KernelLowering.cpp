@@ -361,6 +361,11 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
         throw Unsupported{
             "a T.sync_grid inside a loop or branch (the interpreter runs the blocks in lockstep "
             "through it)"};
+    case StmtKind::CpAsync:
+        if (s.cond)
+            throw Unsupported{"T.ptx_cp_async with a predicate"};
+        lowerCopyLike(s, /*atomic=*/false); // in program order the copy has landed before it is read
+        break;
     }
     m_currentRange = saved;
 }

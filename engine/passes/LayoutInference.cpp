@@ -360,6 +360,7 @@ private:
         case ir::StmtKind::WarpGroups:
         case ir::StmtKind::Barrier:
         case ir::StmtKind::GridSync:
+        case ir::StmtKind::CpAsync: // global to shared, by each thread: no fragment
             break;
         }
         ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) {

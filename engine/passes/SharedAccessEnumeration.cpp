@@ -558,6 +558,12 @@ private:
         case ir::StmtKind::Reduce:
             handleReduce(*stmt, ctx);
             return;
+        case ir::StmtKind::CpAsync:
+            // One thread's few bytes at an address of its own (usually of its thread index): the program
+            // decides the warp's pattern, not a plan this pass could enumerate.
+            skipped(stmt->range, "T.ptx_cp_async into " + stmt->dst.buffer->name +
+                                     ": per-thread async copies are not modelled");
+            return;
         case ir::StmtKind::AtomicAdd:
         case ir::StmtKind::AnnotateLayout:
         case ir::StmtKind::UseSwizzle:
@@ -1058,6 +1064,7 @@ private:
         case ir::StmtKind::Print:
         case ir::StmtKind::Barrier:
         case ir::StmtKind::GridSync:
+        case ir::StmtKind::CpAsync:
             return;
         }
     }

@@ -16,7 +16,7 @@ namespace {
 std::vector<std::span<const PrimitiveRow>> tileFamilies() {
     return {loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
             elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
-            synchronizationPrimitives(), scanPrimitives()};
+            synchronizationPrimitives(), scanPrimitives(),   asyncCopyPrimitives()};
 }
 
 std::vector<std::span<const PrimitiveRow>> hostFamilies() {

@@ -568,6 +568,34 @@ TEST(Executor, CopyPairsNonUnitDimsAndAtomicAddAccumulates) {
     EXPECT_TRUE(hasCode(badDiags, "runtime-copy-extent-mismatch"));
 }
 
+TEST(Executor, CpAsyncCopiesItsElementsOrZerosWhenItsPredicateIsFalse) {
+    // Block bx copies elements [8 * bx, 8 * bx + 8) of row 0 of A into row bx of a shared tile with one
+    // T.ptx_cp_async each, predicated on bx < 1; then the tile goes to Out. In program order the copy has
+    // landed before the tile is read; a false predicate writes zeros, as cp.async with src-size 0 does.
+    Builder b;
+    Buffer* A = b.buffer("A", MemoryScope::Global, DType::Float16, {1, 16});
+    Buffer* Out = b.buffer("Out", MemoryScope::Global, DType::Float16, {2, 8});
+    Out->isOutput = true;
+    Buffer* S = b.buffer("S", MemoryScope::Shared, DType::Float16, {1, 8});
+    Var* bx = b.blockVar("bx");
+    auto cp = ir::makeStmt(StmtKind::CpAsync);
+    cp->src = Builder::region(A, {b.c(0), Builder::bin(BinaryOp::Mul, b.ref(bx), b.c(8))}, {b.c(1), b.c(8)});
+    cp->dst = Builder::region(S, {b.c(0), b.c(0)}, {b.c(1), b.c(8)});
+    cp->cond = Builder::bin(BinaryOp::Lt, b.ref(bx), b.c(1));
+    auto body = ir::makeSeq({
+        cp,
+        Builder::copy(Builder::whole(S), Builder::region(Out, {b.ref(bx), b.c(0)}, {b.c(1), b.c(8)})),
+    });
+    ir::PrimFunc& f = b.func({A, Out}, Builder::kernel({b.c(2)}, {bx}, {S}, body));
+    DiagnosticEngine diags;
+    auto params = allocateParams(f, {}, 5, diags);
+    ASSERT_TRUE(executePrimFunc(b.module, f, params, {}, diags));
+    for (int64_t j = 0; j < 8; ++j) {
+        EXPECT_EQ(params[1].at({0, j}), params[0].at({0, j})) << j;
+        EXPECT_EQ(params[1].at({1, j}), 0.0) << j;
+    }
+}
+
 TEST(Executor, ThreadIndexIsRejected) {
     Builder b;
     Buffer* Out = b.buffer("Out", MemoryScope::Global, DType::Int32, {1});
