@@ -681,6 +681,10 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
     case StmtKind::Barrier:
         emitBarrierOp(s);
         return;
+    case StmtKind::MmaIntrinsic:
+        syncFor(s);
+        lowerMmaIntrinsic(s);
+        return;
     }
 }
 
@@ -964,6 +968,7 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
     case StmtKind::UseSwizzle:
     case StmtKind::WarpGroups:
     case StmtKind::Barrier:
+    case StmtKind::MmaIntrinsic:
         error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
               "move the tile operation out of the T.Parallel loop");
         return;

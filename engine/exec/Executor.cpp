@@ -4,12 +4,16 @@
 // exception that never leaves this file.
 #include "engine/exec/Executor.h"
 
+#include "engine/exec/MmaIntrinsics.h"
+#include "engine/ir/IrQueries.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <limits>
 #include <memory>
+#include <set>
 #include <utility>
 
 namespace tb {
@@ -44,6 +48,9 @@ struct BufferSlot {
     std::vector<int64_t> strides;
     std::vector<double> owned; // storage of non-parameter buffers
     bool bound = false;
+    // A local array of every thread of the block (a TensorCoreIntrinEmitter operand): copy t at
+    // data[t * elements]; the shape is one thread's.
+    int64_t threadCopies = 1;
 };
 
 // A region with its bounds evaluated.
@@ -219,13 +226,21 @@ private:
         return m_slots[id];
     }
 
-    BufferSlot& boundSlot(const Buffer* buffer, SourceRange range) {
+    // A bound buffer; one with a copy per thread only where `perThreadOk` (fills and the emitter methods).
+    BufferSlot& boundSlot(const Buffer* buffer, SourceRange range, bool perThreadOk = false) {
         BufferSlot& slot = slotOf(buffer);
         if (!slot.bound)
             fail("execution-unbound-buffer", blame(range),
                  "buffer '" + buffer->name + "' (" + ir::scopeName(buffer->scope) +
                      ") is used where it is not allocated",
                  "allocate the buffer inside the T.Kernel that uses it");
+        if (slot.threadCopies > 1 && !perThreadOk)
+            fail("execution-per-thread-local", blame(range),
+                 "'" + buffer->name +
+                     "' is a per-thread array of a TensorCoreIntrinEmitter; the reference executor runs "
+                     "tile-level code once per block and reads or writes it only through the emitter's "
+                     "methods and T.fill / T.clear",
+                 "move the values through the emitter (stmatrix into shared memory) and use them from there");
         return slot;
     }
 
@@ -731,6 +746,9 @@ private:
             break;
         case StmtKind::Barrier:
             break; // in program order every wait is already satisfied
+        case StmtKind::MmaIntrinsic:
+            execMmaIntrinsic(s);
+            break;
         }
         m_currentRange = saved;
     }
@@ -751,7 +769,8 @@ private:
         std::vector<int64_t> shape = evalShape(buffer, buffer->range);
         setShape(slot, shape);
         double poison = uninitializedValue(buffer->dtype);
-        slot.owned.assign(static_cast<size_t>(elementCount(shape)), poison);
+        slot.threadCopies = m_threadLocals.count(buffer) ? m_blockThreads : 1;
+        slot.owned.assign(static_cast<size_t>(elementCount(shape) * slot.threadCopies), poison);
         slot.data = slot.owned.data();
         slot.bound = true;
         if (buffer->initValue && *buffer->initValue) {
@@ -784,6 +803,7 @@ private:
             blocks = extent <= 0 ? 0 : (blocks > cap / extent ? cap : blocks * extent);
         bool wasInKernel = m_inKernel;
         std::vector<int64_t> outerBlock = m_blockIndex;
+        findThreadLocals(s);
         m_inKernel = true;
         std::vector<int64_t> index(grid.size(), 0);
         const bool sampled = m_limits.blockSample > 0 && blocks > m_limits.blockSample;
@@ -812,13 +832,77 @@ private:
         m_blockIndex = outerBlock;
     }
 
-    EvaluatedRegion evalRegion(const Region& region, SourceRange range) {
+    // The local arrays the kernel's TensorCoreIntrinEmitter methods use get one copy per thread.
+    void findThreadLocals(const Stmt& kernel) {
+        m_threadLocals.clear();
+        m_blockThreads = ir::blockThreads(kernel);
+        ir::walkStmts(kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+            if (s.kind != StmtKind::MmaIntrinsic)
+                return;
+            for (const Region* r : {&s.a, &s.b, &s.c, &s.src, &s.dst})
+                if (r->buffer && r->buffer->scope == MemoryScope::Local)
+                    m_threadLocals.insert(r->buffer);
+        });
+    }
+
+    ThreadArrays threadArrays(const Region& region, SourceRange range) {
+        if (!region.buffer)
+            fail("execution-malformed-ir", blame(range), "an emitter method without a buffer",
+                 "this is an elaborator bug");
+        BufferSlot& slot = boundSlot(region.buffer, range, true);
+        if (slot.threadCopies != m_blockThreads)
+            fail("execution-malformed-ir", blame(range),
+                 "'" + region.buffer->name + "' has no copy per thread", "this is an executor bug");
+        return {slot.data, elementCount(slot.shape), region.buffer->dtype};
+    }
+
+    // An element of a shared region's tile, relative to the region's start in its last `rank` dims.
+    SharedElement sharedElement(const Region& region, size_t rank, SourceRange range) {
+        EvaluatedRegion r = evalRegion(region, range);
+        auto slot = r.slot;
+        auto mins = r.mins;
+        const Buffer* buffer = region.buffer;
+        return [this, slot, mins, buffer, rank, range](const int64_t* index) -> double& {
+            std::vector<int64_t> at(mins);
+            for (size_t d = 0; d < rank && d < at.size(); ++d)
+                at[at.size() - rank + d] += index[d];
+            int64_t offset = linearOffset(*slot, at.data(), at.size());
+            if (offset < 0)
+                outOfBounds(buffer, *slot, at.data(), at.size(), range);
+            return slot->data[offset];
+        };
+    }
+
+    void execMmaIntrinsic(const Stmt& s) {
+        const ir::MmaEmitter& e = s.mmaEmitter;
+        const int64_t threads = m_blockThreads;
+        addSteps(threads * e.warpRows() * e.warpCols() * 16, s.range);
+        switch (s.mmaOp) {
+        case ir::MmaIntrinsicOp::LdmatrixA:
+        case ir::MmaIntrinsicOp::LdmatrixB: {
+            const int64_t kStep = s.value ? evalInt(s.value) : 0;
+            runLdmatrix(e, s.mmaOp == ir::MmaIntrinsicOp::LdmatrixA, kStep, threads, s.src.buffer->dtype,
+                        sharedElement(s.src, 2, s.range), threadArrays(s.dst, s.range));
+            return;
+        }
+        case ir::MmaIntrinsicOp::Mma:
+            runMma(e, threads, threadArrays(s.a, s.range), threadArrays(s.b, s.range),
+                   threadArrays(s.c, s.range));
+            return;
+        case ir::MmaIntrinsicOp::Stmatrix:
+            runStmatrix(e, threads, threadArrays(s.src, s.range), s.dst.buffer->rank(), s.dst.buffer->dtype,
+                        sharedElement(s.dst, s.dst.buffer->rank(), s.range));
+            return;
+        }
+    }
+
+    EvaluatedRegion evalRegion(const Region& region, SourceRange range, bool perThreadOk = false) {
         EvaluatedRegion out;
         if (!region.buffer)
             fail("execution-malformed-ir", blame(range), "tile op without a buffer",
                  "this is an elaborator bug");
         out.buffer = region.buffer;
-        out.slot = &boundSlot(region.buffer, range);
+        out.slot = &boundSlot(region.buffer, range, perThreadOk);
         size_t rank = out.slot->shape.size();
         if (region.mins.size() != rank || region.extents.size() != rank)
             fail("execution-malformed-ir", blame(range),
@@ -958,12 +1042,13 @@ private:
     }
 
     void execFill(const Stmt& s) {
-        EvaluatedRegion dst = evalRegion(s.dst, s.range);
+        EvaluatedRegion dst = evalRegion(s.dst, s.range, true);
         double value = evalStored(s.value, dst.buffer->dtype);
         double* data = dst.slot->data;
+        const int64_t copies = dst.slot->threadCopies, stride = elementCount(dst.slot->shape);
         forEachElement(s, dst, [&](int64_t offset) {
-            if (offset >= 0)
-                data[offset] = value;
+            for (int64_t t = 0; offset >= 0 && t < copies; ++t) // every thread fills its own copy
+                data[t * stride + offset] = value;
         });
     }
 
@@ -1267,6 +1352,8 @@ private:
     std::deque<BufferSlot> m_slots; // a deque: growing it keeps slot references valid
     std::vector<int64_t> m_blockIndex{0, 0, 0};
     bool m_inKernel = false;
+    std::set<const Buffer*> m_threadLocals; // the kernel's per-thread emitter locals
+    int64_t m_blockThreads = 1;
     int64_t m_steps = 0;
     int m_depth = 0;
     SourceRange m_currentRange;

@@ -32,6 +32,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::UseSwizzle:
     case StmtKind::Print:
     case StmtKind::Barrier:
+    case StmtKind::MmaIntrinsic:
         return;
     }
 }
@@ -72,6 +73,16 @@ void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) 
         fn(s.a);
         fn(s.b);
         fn(s.c);
+        return;
+    case StmtKind::MmaIntrinsic:
+        if (s.mmaOp == MmaIntrinsicOp::Mma) {
+            fn(s.a);
+            fn(s.b);
+            fn(s.c);
+        } else {
+            fn(s.src);
+            fn(s.dst);
+        }
         return;
     case StmtKind::Seq:
     case StmtKind::Kernel:
@@ -118,6 +129,10 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
     case StmtKind::Gemm:
         forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
         maybe(s.clearAccum, fn);
+        return;
+    case StmtKind::MmaIntrinsic:
+        forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
+        maybe(s.value, fn);
         return;
     case StmtKind::Reduce:
         return;

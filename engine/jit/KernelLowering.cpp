@@ -313,6 +313,10 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
         break;
     case StmtKind::Barrier:
         break; // in program order every wait is already satisfied
+    case StmtKind::MmaIntrinsic:
+        throw Unsupported{
+            "TensorCoreIntrinEmitter methods (per-thread mma.sync fragments; the interpreter runs "
+            "them by the PTX fragment maps)"};
     }
     m_currentRange = saved;
 }

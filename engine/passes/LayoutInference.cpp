@@ -359,6 +359,7 @@ private:
         case ir::StmtKind::Print:
         case ir::StmtKind::WarpGroups:
         case ir::StmtKind::Barrier:
+        case ir::StmtKind::MmaIntrinsic: // per-thread locals: no fragment to infer
             break;
         }
         ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) {

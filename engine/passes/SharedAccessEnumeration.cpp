@@ -563,6 +563,7 @@ private:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
         case ir::StmtKind::Barrier:
+        case ir::StmtKind::MmaIntrinsic:
             return;
         }
     }
@@ -1050,6 +1051,7 @@ private:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
         case ir::StmtKind::Barrier:
+        case ir::StmtKind::MmaIntrinsic:
             return;
         }
     }

@@ -104,6 +104,15 @@ std::vector<Case> corpusCases() {
     out.push_back(cast);
     cast.params = {{"M", "300"}, {"N", "640"}, {"M_max", "200"}, {"BG", "3"}};
     out.push_back(cast);
+    // TensorCoreIntrinEmitter: ldmatrix / mma.sync / stored accumulators on per-thread locals, a custom
+    // swizzle annotation (the program has no bounds guards: block multiples only).
+    Case intrinsics;
+    intrinsics.file = "gemm/example_gemm_intrinsics.py";
+    intrinsics.corpus = true;
+    intrinsics.params = {{"M", "256"}, {"N", "256"}, {"K", "128"}};
+    out.push_back(intrinsics);
+    intrinsics.params = {{"M", "384"}, {"N", "256"}, {"K", "256"}};
+    out.push_back(intrinsics);
     return out;
 }
 
