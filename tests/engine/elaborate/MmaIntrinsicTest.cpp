@@ -16,7 +16,7 @@ namespace tb::test {
 namespace {
 
 std::string intrinsicsProgram() {
-    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/gemm_intrinsics.py");
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/run/programs/gemm_intrinsics.py");
     std::stringstream text;
     text << in.rdbuf();
     return text.str();

@@ -23,6 +23,16 @@ namespace {
 
 using Params = std::vector<std::pair<std::string, std::string>>;
 
+// The emitter GEMM of tests/engine/run/programs: outside the folders every program of which the JIT must
+// lower (the emitter's per-thread fragments run on the interpreter).
+std::string intrinsicsPath() {
+    return std::string(TILEBENCH_TESTS_DIR) + "/engine/run/programs/gemm_intrinsics.py";
+}
+
+PlannedProgram planIntrinsics(const Params& params) {
+    return planProgram("gemm_intrinsics.py", readFile(intrinsicsPath()), params);
+}
+
 // C = op(A) @ op(B) in double from the executor's own inputs.
 std::vector<double> naiveGemm(const HostTensor& a, const HostTensor& b, int64_t m, int64_t n, int64_t k,
                               bool transA, bool transB) {
@@ -87,7 +97,7 @@ TEST(MmaIntrinsics, TheExecutorMatchesANaiveGemmInEveryOperandLayout) {
         for (const auto& [k, v] : c.params)
             label += k + "=" + v + " ";
         SCOPED_TRACE(label);
-        PlannedProgram p = planTestProgram("gemm_intrinsics.py", c.params);
+        PlannedProgram p = planIntrinsics(c.params);
         ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
         const ir::PrimFunc& f = p.result->module->funcs.at(0);
         DiagnosticEngine diags;
@@ -106,7 +116,7 @@ TEST(MmaIntrinsics, TheExecutorMatchesANaiveGemmInEveryOperandLayout) {
 }
 
 TEST(MmaIntrinsics, CpuRunChecksAgainstTheNaiveReferenceThroughTheInterpreter) {
-    PlannedProgram p = planTestProgram("gemm_intrinsics.py", {{"trans_A", "True"}, {"trans_B", "False"}});
+    PlannedProgram p = planIntrinsics({{"trans_A", "True"}, {"trans_B", "False"}});
     ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
     run::CpuRunResult r = run::runOnCpu(*p.result);
     const std::string report = run::describeCpuRun(r).text();
@@ -122,7 +132,7 @@ TEST(MmaIntrinsics, CodeIssuesLdmatrixAndMmaSyncAndCompiles) {
         for (const auto& [k, v] : c.params)
             label += k + "=" + v + " ";
         SCOPED_TRACE(label);
-        PlannedProgram p = planTestProgram("gemm_intrinsics.py", c.params);
+        PlannedProgram p = planIntrinsics(c.params);
         ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
         std::string errors;
         codegen::CudaKernelSource code = generateFor(p, errors);
@@ -174,8 +184,7 @@ TEST(MmaIntrinsics, TheCorpusExampleRunsOnTheCpuAndCompiles) {
 }
 
 TEST(MmaIntrinsics, ABlockWithFewerThreadsThanTheEmittersWarpsIsAnError) {
-    std::string text =
-        readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/gemm_intrinsics.py");
+    std::string text = readFile(intrinsicsPath());
     const std::string launch = "threads=emitter.threads";
     ASSERT_NE(text.find(launch), std::string::npos);
     text.replace(text.find(launch), launch.size(), "threads=64");
@@ -186,6 +195,22 @@ TEST(MmaIntrinsics, ABlockWithFewerThreadsThanTheEmittersWarpsIsAnError) {
     EXPECT_NE(report.find("[mma-intrinsic-threads]"), std::string::npos) << report;
     EXPECT_NE(report.find("needs 128 threads"), std::string::npos) << report;
     EXPECT_NE(report.find("threads=128"), std::string::npos) << report;
+}
+
+TEST(MmaIntrinsics, TileLevelCodeReadingAPerThreadLocalIsAnExecutorDiagnostic) {
+    std::string text = readFile(intrinsicsPath());
+    const std::string store = "C_shared[i // 16, j // 16, i % 16, j % 16]";
+    ASSERT_NE(text.find(store), std::string::npos);
+    text.replace(text.find(store), store.size(), "C_local[0]");
+    PlannedProgram p = planProgram("per_thread_read.py", text);
+    ASSERT_TRUE(p.result && p.result->module) << p.result->formattedDiagnostics();
+    const ir::PrimFunc& f = p.result->module->funcs.at(0);
+    DiagnosticEngine diags;
+    std::vector<HostTensor> params = allocateParams(f, {}, 3, diags);
+    EXPECT_FALSE(executePrimFunc(*p.result->module, f, params, {}, diags));
+    const std::string report = formatDiagnostics(p.result->sources, diags.diagnostics());
+    EXPECT_NE(report.find("[execution-per-thread-local]"), std::string::npos) << report;
+    EXPECT_NE(report.find("'C_local' is a per-thread array"), std::string::npos) << report;
 }
 
 } // namespace
