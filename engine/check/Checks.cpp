@@ -8,6 +8,7 @@
 #include "engine/check/CpAsyncChecks.h"
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/check/TileOpChecks.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/ir/Printer.h"
 #include "engine/ir/Visitor.h"
 
@@ -46,6 +47,8 @@ const char* tileOpName(StmtKind kind) {
         return "T.ws";
     case StmtKind::GridSync:
         return "T.sync_grid";
+    case StmtKind::MmaIntrinsic:
+        return "a TensorCoreIntrinEmitter method";
     case StmtKind::Seq:
     case StmtKind::Kernel:
     case StmtKind::For:
@@ -55,6 +58,23 @@ const char* tileOpName(StmtKind kind) {
         return nullptr;
     }
     return nullptr;
+}
+
+// Every warp the emitter tiles the block over must exist: a block with fewer threads leaves tiles of C
+// unwritten (more threads repeat the first warps' tiles, as TileLang's modulo thread binding does).
+void checkMmaIntrinsicThreads(const Stmt& s, const Stmt& kernel, DiagnosticEngine& diagnostics) {
+    const int64_t threads = blockThreads(kernel);
+    const MmaEmitter& e = s.mmaEmitter;
+    if (threads >= e.threads())
+        return;
+    Diagnostic& d = diagnostics.error(
+        "mma-intrinsic-threads", s.range,
+        std::string("the emitter's ") + mmaIntrinsicOpName(s.mmaOp) + " needs " +
+            std::to_string(e.threads()) + " threads (32 x block_row_warps " +
+            std::to_string(e.blockRowWarps) + " x block_col_warps " + std::to_string(e.blockColWarps) +
+            "), but the kernel has " + std::to_string(threads),
+        "launch the kernel with threads=" + std::to_string(e.threads()));
+    d.notes.push_back({kernel.range, "the kernel starts here"});
 }
 
 void checkThreads(const Stmt& kernel, const Target& target, DiagnosticEngine& diagnostics) {
@@ -149,6 +169,10 @@ private:
             return;
         case StmtKind::CpAsync:
             checkCpAsync(s, m_diagnostics);
+            return;
+        case StmtKind::MmaIntrinsic:
+            if (m_kernel)
+                checkMmaIntrinsicThreads(s, *m_kernel, m_diagnostics);
             return;
         case StmtKind::Seq:
         case StmtKind::For:

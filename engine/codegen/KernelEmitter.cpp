@@ -688,6 +688,10 @@ void KernelEmitter::emitStmt(const Stmt& s, int depth) {
     case StmtKind::CpAsync:
         lowerCpAsync(s);
         return;
+    case StmtKind::MmaIntrinsic:
+        syncFor(s);
+        lowerMmaIntrinsic(s);
+        return;
     }
 }
 
@@ -973,6 +977,7 @@ void KernelEmitter::emitElementStmt(const Stmt& s, int depth) {
     case StmtKind::Barrier:
     case StmtKind::GridSync:
     case StmtKind::CpAsync:
+    case StmtKind::MmaIntrinsic:
         error("codegen-tile-op-in-parallel", s.range, "a tile operation inside a T.Parallel loop",
               "move the tile operation out of the T.Parallel loop");
         return;

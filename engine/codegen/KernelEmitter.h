@@ -286,6 +286,14 @@ private:
     bool emitWovenGemmPipeline(const ir::Stmt& gemm, const PipelineSteps& steps);
     std::optional<int64_t> sharedElementOffset(const ir::Buffer* buffer,
                                                const std::vector<int64_t>& point) const;
+    // ---- TensorCoreIntrinEmitter methods (MmaIntrinsicLowering.cpp) ----
+    void lowerMmaIntrinsic(const ir::Stmt& s);
+    void emitIntrinsicLdmatrix(const ir::Stmt& s, const std::string& lane, const std::string& warp);
+    void emitIntrinsicMma(const ir::Stmt& s);
+    void emitIntrinsicStmatrix(const ir::Stmt& s, const std::string& lane, const std::string& warpM,
+                               const std::string& warpN);
+    // Every lane's ldmatrix row (8 elements) is consecutive and 16-byte aligned in the buffer's layout.
+    bool intrinsicRowsContiguous(const ir::Stmt& s) const;
     void lowerReduce(const ir::Stmt& s);
     void lowerFill(const ir::Stmt& s);
     void lowerAtomicAdd(const ir::Stmt& s);

@@ -275,6 +275,18 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
         return Value::ns(full);
     if (attr == "determine_fp8_type" && path.rfind("tilelang", 0) == 0)
         return Value::builtin("tilelang.determine_fp8_type");
+    // tilelang.intrinsics (tilelang.cuda.intrinsics in newer releases) and its submodules: the swizzle index
+    // function and the mma emitter (TileIntrinsics.cpp).
+    if (full == "tilelang.cuda" || full == "tilelang.intrinsics" || full == "tilelang.cuda.intrinsics")
+        return Value::ns(full);
+    if (path.rfind("tilelang.intrinsics", 0) == 0 || path.rfind("tilelang.cuda.intrinsics", 0) == 0) {
+        if (attr == "get_swizzle_layout" || attr == "TensorCoreIntrinEmitter")
+            return Value::builtin("tilelang.intrinsics." + attr);
+        if (attr == "macro" || attr == "layout" || attr == "mma_macro_generator" || attr == "mma_layout" ||
+            attr == "utils")
+            return Value::ns(full);
+        return Value::opaque(full);
+    }
     if (full == "tvm.DataType" || full == "tilelang.DataType")
         return Value::builtin("T.dtype");
     if (full == "tilelang.cdiv")

@@ -1002,6 +1002,8 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return classAttribute(base, attr);
         if (base.object->type == "FunctionCtx")
             return method("FunctionCtx");
+        if (base.object->type == "TensorCoreIntrinEmitter") // its methods (TileIntrinsics.cpp)
+            return method("TensorCoreIntrinEmitter");
         std::vector<std::string> names;
         for (const auto& [k, v] : base.object->attrs)
             names.push_back(k);

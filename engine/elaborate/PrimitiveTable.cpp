@@ -52,8 +52,8 @@ const Index& layoutModuleIndex() {
 }
 
 const Index& hostIndex() {
-    static const Index index = indexOf(
-        {pythonBuiltins(), mathModule(), valueMethods(), hostLibraries(), torchTensors(), hostClasses()});
+    static const Index index = indexOf({pythonBuiltins(), mathModule(), valueMethods(), hostLibraries(),
+                                        torchTensors(), hostClasses(), intrinsicsModule()});
     return index;
 }
 

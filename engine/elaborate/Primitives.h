@@ -11,6 +11,7 @@
 //   TileSynchronization.cpp  T.ws, T.alloc_barrier, the mbarrier operations, T.tma_copy, T.sync_grid
 //   TileAsyncCopy.cpp  T.access_ptr, T.ptx_cp_async
 //   TileScans.cpp      T.cumsum
+//   TileIntrinsics.cpp tilelang.intrinsics: get_swizzle_layout, TensorCoreIntrinEmitter and its methods
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module
 //   HostMethods.cpp    methods of str, list, tuple, dict, int and float
@@ -71,6 +72,7 @@ std::span<const PrimitiveRow> valueMethods();
 std::span<const PrimitiveRow> hostLibraries();
 std::span<const PrimitiveRow> torchTensors();
 std::span<const PrimitiveRow> hostClasses();
+std::span<const PrimitiveRow> intrinsicsModule();
 
 // Shared argument checks of host builtins.
 // Reports wrong-arguments unless lo <= positional count <= hi.

@@ -75,6 +75,8 @@ const char* stmtKindName(StmtKind kind) {
         return "GridSync";
     case StmtKind::CpAsync:
         return "CpAsync";
+    case StmtKind::MmaIntrinsic:
+        return "MmaIntrinsic";
     }
     return "?";
 }
@@ -424,7 +426,37 @@ public:
             m_out.key("predicate");
             expr(s.cond);
             break;
+        case StmtKind::MmaIntrinsic:
+            mmaIntrinsic(s);
+            break;
         }
+        m_out.endObject();
+    }
+
+    void mmaIntrinsic(const Stmt& s) {
+        m_out.field("op", mmaIntrinsicOpName(s.mmaOp));
+        if (s.mmaOp == MmaIntrinsicOp::Mma) {
+            region("a", s.a);
+            region("b", s.b);
+            region("c", s.c);
+        } else {
+            region("src", s.src);
+            region("dst", s.dst);
+        }
+        m_out.key("kStep");
+        expr(s.value);
+        const MmaEmitter& e = s.mmaEmitter;
+        m_out.key("emitter").beginObject();
+        m_out.field("aDtype", dtypeName(e.aDtype));
+        m_out.field("bDtype", dtypeName(e.bDtype));
+        m_out.field("accumDtype", dtypeName(e.accumDtype));
+        m_out.field("aTransposed", e.aTransposed);
+        m_out.field("bTransposed", e.bTransposed);
+        m_out.field("blockRowWarps", e.blockRowWarps);
+        m_out.field("blockColWarps", e.blockColWarps);
+        m_out.field("warpRowTiles", e.warpRowTiles);
+        m_out.field("warpColTiles", e.warpColTiles);
+        m_out.field("chunk", e.chunk);
         m_out.endObject();
     }
 

@@ -113,6 +113,9 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
         case ir::StmtKind::Gemm:
             written.insert(s.c.buffer);
             break;
+        case ir::StmtKind::MmaIntrinsic:
+            written.insert(s.mmaOp == ir::MmaIntrinsicOp::Mma ? s.c.buffer : s.dst.buffer);
+            break;
         default:
             break;
         }
@@ -158,6 +161,17 @@ void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<
         case StmtKind::Reduce:
             add(reads, s.srcBuffer);
             add(writes, s.dstBuffer);
+            break;
+        case StmtKind::MmaIntrinsic:
+            if (s.mmaOp == MmaIntrinsicOp::Mma) {
+                add(reads, s.a.buffer);
+                add(reads, s.b.buffer);
+                add(reads, s.c.buffer);
+                add(writes, s.c.buffer);
+            } else {
+                add(reads, s.src.buffer);
+                add(writes, s.dst.buffer);
+            }
             break;
         case StmtKind::Seq:
         case StmtKind::Kernel:

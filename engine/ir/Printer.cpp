@@ -344,6 +344,17 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
         add(indent, text, s.range, &s);
         return;
     }
+    case StmtKind::MmaIntrinsic: {
+        std::string text = std::string("mma_intrinsic.") + mmaIntrinsicOpName(s.mmaOp) + " ";
+        if (s.mmaOp == MmaIntrinsicOp::Mma)
+            text += printRegion(s.a) + ", " + printRegion(s.b) + " -> " + printRegion(s.c);
+        else
+            text += printRegion(s.src) + " -> " + printRegion(s.dst);
+        if (s.value)
+            text += " (k_step=" + exprText(s.value) + ")";
+        add(indent, text + " by " + mmaEmitterText(s.mmaEmitter), s.range, &s);
+        return;
+    }
     case StmtKind::Print: {
         std::string what = s.printBuffer ? s.printBuffer->name : exprText(s.value);
         std::string text = "print(" + what;

@@ -38,6 +38,31 @@ const char* barrierOpName(BarrierOp op) {
     return "?";
 }
 
+const char* mmaIntrinsicOpName(MmaIntrinsicOp op) {
+    switch (op) {
+    case MmaIntrinsicOp::LdmatrixA:
+        return "ldmatrix_a";
+    case MmaIntrinsicOp::LdmatrixB:
+        return "ldmatrix_b";
+    case MmaIntrinsicOp::Mma:
+        return "mma";
+    case MmaIntrinsicOp::Stmatrix:
+        return "stmatrix";
+    }
+    return "?";
+}
+
+std::string mmaEmitterText(const MmaEmitter& e) {
+    auto flag = [](bool b) { return b ? "True" : "False"; };
+    return std::string("TensorCoreIntrinEmitter(a_dtype=") + dtypeName(e.aDtype) +
+           ", b_dtype=" + dtypeName(e.bDtype) + ", accum_dtype=" + dtypeName(e.accumDtype) +
+           ", a_transposed=" + flag(e.aTransposed) + ", b_transposed=" + flag(e.bTransposed) +
+           ", block_row_warps=" + std::to_string(e.blockRowWarps) +
+           ", block_col_warps=" + std::to_string(e.blockColWarps) +
+           ", warp_row_tiles=" + std::to_string(e.warpRowTiles) +
+           ", warp_col_tiles=" + std::to_string(e.warpColTiles) + ", chunk=" + std::to_string(e.chunk) + ")";
+}
+
 const char* loopKindName(LoopKind kind) {
     switch (kind) {
     case LoopKind::Serial:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/ir/Expr.h"
+#include "engine/ir/MmaEmitter.h"
 
 #include <cstdint>
 #include <memory>
@@ -68,10 +69,11 @@ enum class StmtKind {
     AnnotateLayout,
     UseSwizzle,
     Print,
-    WarpGroups, // with T.ws(i, ...): the body runs on those warpgroups of the block only
-    Barrier,    // T.mbarrier_wait_parity / T.mbarrier_arrive / T.mbarrier_expect_tx on one mbarrier
-    GridSync,   // T.sync_grid(): every thread of every block of the grid waits until all have arrived
-    CpAsync,    // T.ptx_cp_async: each thread copies a few elements global -> shared asynchronously
+    WarpGroups,   // with T.ws(i, ...): the body runs on those warpgroups of the block only
+    Barrier,      // T.mbarrier_wait_parity / T.mbarrier_arrive / T.mbarrier_expect_tx on one mbarrier
+    GridSync,     // T.sync_grid(): every thread of every block of the grid waits until all have arrived
+    CpAsync,      // T.ptx_cp_async: each thread copies a few elements global -> shared asynchronously
+    MmaIntrinsic, // a TensorCoreIntrinEmitter method: ldmatrix_a / ldmatrix_b / mma / stmatrix of one block
 };
 
 enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
@@ -91,6 +93,13 @@ const char* reduceKindName(ReduceKind kind);      // "max", "sum", ...
 enum class BarrierOp { WaitParity, Arrive, ExpectTx, CpAsyncArrive };
 // "mbarrier_wait_parity", "mbarrier_arrive", "mbarrier_expect_tx", "cp_async_barrier_noinc"
 const char* barrierOpName(BarrierOp op);
+
+// The TensorCoreIntrinEmitter methods (MmaEmitter.h), each run by every warp of the block on its own tiles:
+// LdmatrixA/B load the warp's A/B micro tiles of k step `value` from shared `src` into the per-thread local
+// `dst` in mma.sync fragment order; Mma accumulates a @ b into c (all three per-thread locals); Stmatrix
+// stores the accumulator local `src` into shared `dst` ([M, N], or [M/16, N/16, 16, 16] micro tiles).
+enum class MmaIntrinsicOp { LdmatrixA, LdmatrixB, Mma, Stmatrix };
+const char* mmaIntrinsicOpName(MmaIntrinsicOp op); // "ldmatrix_a", "ldmatrix_b", "mma", "stmatrix"
 
 // T.Pipelined options. numStages=0 disables pipelining; stage/order/group give the manual schedule.
 struct PipelineInfo {
@@ -212,6 +221,10 @@ struct Stmt {
     BarrierOp barrierOp = BarrierOp::Arrive;
     const Buffer* barrier = nullptr;
     ExprPtr barrierIndex;
+
+    // MmaIntrinsic: which method, on which emitter (operands in src/dst or a/b/c, the k step in value)
+    MmaIntrinsicOp mmaOp = MmaIntrinsicOp::Mma;
+    MmaEmitter mmaEmitter;
 
     Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
 };

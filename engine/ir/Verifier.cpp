@@ -311,6 +311,17 @@ private:
             checkRegion(s.dst, s, "cp.async destination");
             checkOwnExprs(s);
             return;
+        case StmtKind::MmaIntrinsic:
+            if (s.mmaOp == MmaIntrinsicOp::Mma) {
+                checkRegion(s.a, s, "mma A");
+                checkRegion(s.b, s, "mma B");
+                checkRegion(s.c, s, "mma C");
+            } else {
+                checkRegion(s.src, s, "mma intrinsic source");
+                checkRegion(s.dst, s, "mma intrinsic destination");
+            }
+            checkOwnExprs(s);
+            return;
         }
     }
 

@@ -34,6 +34,7 @@ void forEachChildStmt(const Stmt& s, const std::function<void(const StmtPtr&)>& 
     case StmtKind::Barrier:
     case StmtKind::GridSync:
     case StmtKind::CpAsync:
+    case StmtKind::MmaIntrinsic:
         return;
     }
 }
@@ -75,6 +76,16 @@ void forEachRegion(const Stmt& s, const std::function<void(const Region&)>& fn) 
         fn(s.a);
         fn(s.b);
         fn(s.c);
+        return;
+    case StmtKind::MmaIntrinsic:
+        if (s.mmaOp == MmaIntrinsicOp::Mma) {
+            fn(s.a);
+            fn(s.b);
+            fn(s.c);
+        } else {
+            fn(s.src);
+            fn(s.dst);
+        }
         return;
     case StmtKind::Seq:
     case StmtKind::Kernel:
@@ -122,6 +133,10 @@ void forEachStmtExpr(const Stmt& s, const std::function<void(const ExprPtr&)>& f
     case StmtKind::Gemm:
         forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
         maybe(s.clearAccum, fn);
+        return;
+    case StmtKind::MmaIntrinsic:
+        forEachRegion(s, [&](const Region& r) { regionExprs(r, fn); });
+        maybe(s.value, fn);
         return;
     case StmtKind::Reduce:
         return;

@@ -366,6 +366,10 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
             throw Unsupported{"T.ptx_cp_async with a predicate"};
         lowerCopyLike(s, /*atomic=*/false); // in program order the copy has landed before it is read
         break;
+    case StmtKind::MmaIntrinsic:
+        throw Unsupported{
+            "TensorCoreIntrinEmitter methods (per-thread mma.sync fragments; the interpreter runs "
+            "them by the PTX fragment maps)"};
     }
     m_currentRange = saved;
 }

@@ -570,6 +570,7 @@ private:
         case ir::StmtKind::Print:
         case ir::StmtKind::Barrier:
         case ir::StmtKind::GridSync:
+        case ir::StmtKind::MmaIntrinsic:
             return;
         }
     }
@@ -1065,6 +1066,7 @@ private:
         case ir::StmtKind::Barrier:
         case ir::StmtKind::GridSync:
         case ir::StmtKind::CpAsync:
+        case ir::StmtKind::MmaIntrinsic:
             return;
         }
     }

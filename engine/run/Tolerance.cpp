@@ -82,6 +82,12 @@ protected:
             else
                 add(s.c.buffer);
             break;
+        case ir::StmtKind::MmaIntrinsic: // mma rounds into C, stmatrix into the shared tile
+            if (s.mmaOp == ir::MmaIntrinsicOp::Mma)
+                add(s.c.buffer);
+            else if (s.mmaOp == ir::MmaIntrinsicOp::Stmatrix)
+                add(s.dst.buffer);
+            break;
         case ir::StmtKind::AtomicAdd:
             add(s.dst.buffer);
             break;

@@ -109,7 +109,7 @@ std::vector<Case> corpusCases() {
     Case persistent;
     persistent.file = "deepseek_mla/example_mla_decode_persistent.py";
     persistent.corpus = true;
-    persistent.params = {{"batch", "2"}, {"heads", "128"}, {"kv_ctx", "512"}};
+    persistent.params = {{"batch", "2"}, {"heads", "128"}, {"seqlen_kv", "512"}};
     out.push_back(persistent);
     // float8 T.gemm (mma.sync m16n8k32 / wgmma m64nNk32, K-major operands, two accumulators): at the
     // program's own shape (1024 x 1024 x 8192, e4m3fn), e5m2 at a smaller one and a ragged e4m3fn one.
@@ -121,6 +121,15 @@ std::vector<Case> corpusCases() {
     out.push_back(fp8);
     fp8.params = {{"M", "200"}, {"N", "136"}, {"K", "200"}};
     out.push_back(fp8);
+    // TensorCoreIntrinEmitter: ldmatrix / mma.sync / stored accumulators on per-thread locals, a custom
+    // swizzle annotation (the program has no bounds guards: block multiples only).
+    Case intrinsics;
+    intrinsics.file = "gemm/example_gemm_intrinsics.py";
+    intrinsics.corpus = true;
+    intrinsics.params = {{"M", "256"}, {"N", "256"}, {"K", "128"}};
+    out.push_back(intrinsics);
+    intrinsics.params = {{"M", "384"}, {"N", "256"}, {"K", "256"}};
+    out.push_back(intrinsics);
     return out;
 }
 
