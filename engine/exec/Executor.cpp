@@ -1028,555 +1028,547 @@ private:
         return first.value_or(0);
     }
 
-    EvaluatedRegion evalRegion(const Region& region, SourceRange range) {
-
-        // The local arrays the kernel's TensorCoreIntrinEmitter methods use get one copy per thread.
-        void findThreadLocals(const Stmt& kernel) {
-            m_threadLocals.clear();
-            m_blockThreads = ir::blockThreads(kernel);
-            ir::walkStmts(kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
-                if (s.kind != StmtKind::MmaIntrinsic)
-                    return;
-                for (const Region* r : {&s.a, &s.b, &s.c, &s.src, &s.dst})
-                    if (r->buffer && r->buffer->scope == MemoryScope::Local)
-                        m_threadLocals.insert(r->buffer);
-            });
-        }
-
-        ThreadArrays threadArrays(const Region& region, SourceRange range) {
-            if (!region.buffer)
-                fail("execution-malformed-ir", blame(range), "an emitter method without a buffer",
-                     "this is an elaborator bug");
-            BufferSlot& slot = boundSlot(region.buffer, range, true);
-            if (slot.threadCopies != m_blockThreads)
-                fail("execution-malformed-ir", blame(range),
-                     "'" + region.buffer->name + "' has no copy per thread", "this is an executor bug");
-            return {slot.data, elementCount(slot.shape), region.buffer->dtype};
-        }
-
-        // An element of a shared region's tile, relative to the region's start in its last `rank` dims.
-        SharedElement sharedElement(const Region& region, size_t rank, SourceRange range) {
-            EvaluatedRegion r = evalRegion(region, range);
-            auto slot = r.slot;
-            auto mins = r.mins;
-            const Buffer* buffer = region.buffer;
-            return [this, slot, mins, buffer, rank, range](const int64_t* index) -> double& {
-                std::vector<int64_t> at(mins);
-                for (size_t d = 0; d < rank && d < at.size(); ++d)
-                    at[at.size() - rank + d] += index[d];
-                int64_t offset = linearOffset(*slot, at.data(), at.size());
-                if (offset < 0)
-                    outOfBounds(buffer, *slot, at.data(), at.size(), range);
-                return slot->data[offset];
-            };
-        }
-
-        void execMmaIntrinsic(const Stmt& s) {
-            const ir::MmaEmitter& e = s.mmaEmitter;
-            const int64_t threads = m_blockThreads;
-            addSteps(threads * e.warpRows() * e.warpCols() * 16, s.range);
-            switch (s.mmaOp) {
-            case ir::MmaIntrinsicOp::LdmatrixA:
-            case ir::MmaIntrinsicOp::LdmatrixB: {
-                const int64_t kStep = s.value ? evalInt(s.value) : 0;
-                runLdmatrix(e, s.mmaOp == ir::MmaIntrinsicOp::LdmatrixA, kStep, threads, s.src.buffer->dtype,
-                            sharedElement(s.src, 2, s.range), threadArrays(s.dst, s.range));
+    // The local arrays the kernel's TensorCoreIntrinEmitter methods use get one copy per thread.
+    void findThreadLocals(const Stmt& kernel) {
+        m_threadLocals.clear();
+        m_blockThreads = ir::blockThreads(kernel);
+        ir::walkStmts(kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+            if (s.kind != StmtKind::MmaIntrinsic)
                 return;
-            }
-            case ir::MmaIntrinsicOp::Mma:
-                runMma(e, threads, threadArrays(s.a, s.range), threadArrays(s.b, s.range),
-                       threadArrays(s.c, s.range));
-                return;
-            case ir::MmaIntrinsicOp::Stmatrix:
-                runStmatrix(e, threads, threadArrays(s.src, s.range), s.dst.buffer->rank(),
-                            s.dst.buffer->dtype, sharedElement(s.dst, s.dst.buffer->rank(), s.range));
-                return;
-            }
-        }
+            for (const Region* r : {&s.a, &s.b, &s.c, &s.src, &s.dst})
+                if (r->buffer && r->buffer->scope == MemoryScope::Local)
+                    m_threadLocals.insert(r->buffer);
+        });
+    }
 
-        EvaluatedRegion evalRegion(const Region& region, SourceRange range, bool perThreadOk = false) {
-            EvaluatedRegion out;
-            if (!region.buffer)
-                fail("execution-malformed-ir", blame(range), "tile op without a buffer",
-                     "this is an elaborator bug");
-            out.buffer = region.buffer;
-            out.slot = &boundSlot(region.buffer, range, perThreadOk);
-            size_t rank = out.slot->shape.size();
-            if (region.mins.size() != rank || region.extents.size() != rank)
-                fail("execution-malformed-ir", blame(range),
-                     "region of '" + region.buffer->name + "' has " + std::to_string(region.mins.size()) +
-                         " dims but the buffer has rank " + std::to_string(rank),
-                     "this is an elaborator bug");
-            for (size_t d = 0; d < rank; ++d) {
-                out.mins.push_back(evalInt(region.mins[d]));
-                out.extents.push_back(evalInt(region.extents[d]));
-            }
-            return out;
-        }
+    ThreadArrays threadArrays(const Region& region, SourceRange range) {
+        if (!region.buffer)
+            fail("execution-malformed-ir", blame(range), "an emitter method without a buffer",
+                 "this is an elaborator bug");
+        BufferSlot& slot = boundSlot(region.buffer, range, true);
+        if (slot.threadCopies != m_blockThreads)
+            fail("execution-malformed-ir", blame(range),
+                 "'" + region.buffer->name + "' has no copy per thread", "this is an executor bug");
+        return {slot.data, elementCount(slot.shape), region.buffer->dtype};
+    }
 
-        // The dims of a region whose extent is not 1: those that pair up between the two sides of a copy.
-        static std::vector<size_t> nonUnitDims(const EvaluatedRegion& r) {
-            std::vector<size_t> dims;
-            for (size_t d = 0; d < r.extents.size(); ++d)
-                if (r.extents[d] != 1)
-                    dims.push_back(d);
-            return dims;
-        }
-
-        // Element count of a region, clamped just past the step limit so that absurd extents report
-        // "execution-limit" instead of overflowing.
-        int64_t regionCount(const EvaluatedRegion& r) const {
-            const int64_t cap = m_limits.maxSteps + 1;
-            int64_t count = 1;
-            for (int64_t e : r.extents) {
-                if (e <= 0)
-                    return 0;
-                count = count > cap / e ? cap : count * e;
-            }
-            return count;
-        }
-
-        // Calls fn(srcOffset, dstOffset) for each element pair of two regions whose non-unit extents match in
-        // order; an offset is -1 where a global side is out of bounds (a non-global side reports an error).
-        template <typename Fn>
-        void forEachPair(const Stmt& s, const EvaluatedRegion& src, const EvaluatedRegion& dst,
-                         const char* opName, Fn&& fn) {
-            std::vector<size_t> srcDims = nonUnitDims(src);
-            std::vector<size_t> dstDims = nonUnitDims(dst);
-            std::vector<int64_t> srcShape, dstShape;
-            for (size_t d : srcDims)
-                srcShape.push_back(src.extents[d]);
-            for (size_t d : dstDims)
-                dstShape.push_back(dst.extents[d]);
-            if (srcShape != dstShape)
-                fail("runtime-copy-extent-mismatch", blame(s.range),
-                     std::string(opName) + " from " + src.buffer->name + " region [" + joinInts(src.extents) +
-                         "] to " + dst.buffer->name + " region [" + joinInts(dst.extents) +
-                         "]: the extents that are not 1 differ",
-                     "make both regions the same size");
-            int64_t count = regionCount(dst);
-            addSteps(count, s.range);
-            std::vector<int64_t> idx(srcShape.size(), 0);
-            std::vector<int64_t> si(src.mins), di(dst.mins);
-            for (int64_t n = 0; n < count; ++n) {
-                for (size_t k = 0; k < idx.size(); ++k) {
-                    si[srcDims[k]] = src.mins[srcDims[k]] + idx[k];
-                    di[dstDims[k]] = dst.mins[dstDims[k]] + idx[k];
-                }
-                fn(guardedOffset(src, si, s.range), guardedOffset(dst, di, s.range));
-                for (size_t k = idx.size(); k-- > 0;) { // row-major odometer
-                    if (++idx[k] < srcShape[k])
-                        break;
-                    idx[k] = 0;
-                }
-            }
-        }
-
-        int64_t guardedOffset(const EvaluatedRegion& r, const std::vector<int64_t>& index,
-                              SourceRange range) {
-            int64_t offset = linearOffset(*r.slot, index.data(), index.size());
-            if (offset < 0 && !isGlobal(r.buffer))
-                outOfBounds(r.buffer, *r.slot, index.data(), index.size(), range);
-            return offset;
-        }
-
-        // Calls fn(offset) for each element of a region (offset -1 for out-of-bounds global elements).
-        template <typename Fn>
-        void forEachElement(const Stmt& s, const EvaluatedRegion& r, Fn&& fn) {
-            int64_t count = regionCount(r);
-            addSteps(count, s.range);
-            std::vector<int64_t> idx(r.mins);
-            for (int64_t n = 0; n < count; ++n) {
-                fn(guardedOffset(r, idx, s.range));
-                for (size_t k = idx.size(); k-- > 0;) {
-                    if (++idx[k] < r.mins[k] + r.extents[k])
-                        break;
-                    idx[k] = r.mins[k];
-                }
-            }
-        }
-
-        void execCopy(const Stmt& s) {
-            EvaluatedRegion src = evalRegion(s.src, s.range);
-            EvaluatedRegion dst = evalRegion(s.dst, s.range);
-            DType from = src.buffer->dtype, to = dst.buffer->dtype;
-            double* srcData = src.slot->data;
-            double* dstData = dst.slot->data;
-            forEachPair(s, src, dst, "copy", [&](int64_t so, int64_t dof) {
-                if (dof < 0)
-                    return;                                // guarded global store
-                double value = so < 0 ? 0.0 : srcData[so]; // guarded global load reads 0
-                dstData[dof] = convertValue(value, from, to);
-            });
-        }
-
-        void execAtomicAdd(const Stmt& s) {
-            EvaluatedRegion dst = evalRegion(s.dst, s.range);
-            DType to = dst.buffer->dtype;
-            double* dstData = dst.slot->data;
-            auto add = [&](int64_t offset, double value, DType from) {
-                if (offset < 0)
-                    return;
-                double v = convertValue(value, from, to);
-                if (ir::isFloat(to))
-                    dstData[offset] = roundToDType(dstData[offset] + v, to);
-                else
-                    dstData[offset] = integerToStored(
-                        wrapInteger(
-                            static_cast<int64_t>(static_cast<uint64_t>(storedToInteger(dstData[offset])) +
-                                                 static_cast<uint64_t>(storedToInteger(v))),
-                            to),
-                        to);
-            };
-            if (s.value) {
-                Value v = eval(s.value);
-                double stored = toStored(v, s.value->dtype);
-                forEachElement(s, dst, [&](int64_t offset) { add(offset, stored, s.value->dtype); });
-                return;
-            }
-            EvaluatedRegion src = evalRegion(s.src, s.range);
-            DType from = src.buffer->dtype;
-            double* srcData = src.slot->data;
-            forEachPair(s, src, dst, "atomic_add",
-                        [&](int64_t so, int64_t dof) { add(dof, so < 0 ? 0.0 : srcData[so], from); });
-        }
-
-        void zeroFill(const Stmt& s) {
-            EvaluatedRegion dst = evalRegion(s.dst, s.range);
-            double* data = dst.slot->data;
-            forEachElement(s, dst, [&](int64_t offset) {
-                if (offset >= 0)
-                    data[offset] = 0.0;
-            });
-        }
-
-        void execFill(const Stmt& s) {
-            EvaluatedRegion dst = evalRegion(s.dst, s.range, true);
-            double value = evalStored(s.value, dst.buffer->dtype);
-            double* data = dst.slot->data;
-            const int64_t copies = dst.slot->threadCopies, stride = elementCount(dst.slot->shape);
-            forEachElement(s, dst, [&](int64_t offset) {
-                for (int64_t t = 0; offset >= 0 && t < copies; ++t) // every thread fills its own copy
-                    data[t * stride + offset] = value;
-            });
-        }
-
-        // A gemm operand: the last two dims of a region, with leading extents 1.
-        struct Matrix {
-            const double* base = nullptr; // element (0, 0)
-            int64_t rows = 0, cols = 0;
-            int64_t rowStride = 0, colStride = 0;
-            double at(int64_t r, int64_t c) const { return base[r * rowStride + c * colStride]; }
+    // An element of a shared region's tile, relative to the region's start in its last `rank` dims.
+    SharedElement sharedElement(const Region& region, size_t rank, SourceRange range) {
+        EvaluatedRegion r = evalRegion(region, range);
+        auto slot = r.slot;
+        auto mins = r.mins;
+        const Buffer* buffer = region.buffer;
+        return [this, slot, mins, buffer, rank, range](const int64_t* index) -> double& {
+            std::vector<int64_t> at(mins);
+            for (size_t d = 0; d < rank && d < at.size(); ++d)
+                at[at.size() - rank + d] += index[d];
+            int64_t offset = linearOffset(*slot, at.data(), at.size());
+            if (offset < 0)
+                outOfBounds(buffer, *slot, at.data(), at.size(), range);
+            return slot->data[offset];
         };
+    }
 
-        Matrix gemmOperand(const Stmt& s, const Region& region, const char* role) {
-            EvaluatedRegion r = evalRegion(region, s.range);
-            size_t rank = r.extents.size();
-            if (rank < 2)
-                fail("runtime-gemm-shape-mismatch", blame(s.range),
-                     std::string("gemm operand ") + role + " ('" + r.buffer->name + "') has rank " +
-                         std::to_string(rank),
-                     "gemm operands are 2-D tiles");
-            for (size_t d = 0; d + 2 < rank; ++d)
-                if (r.extents[d] != 1)
-                    fail("runtime-gemm-shape-mismatch", blame(s.range),
-                         std::string("gemm operand ") + role + " region [" + joinInts(r.extents) +
-                             "] has a leading extent that is not 1",
-                         "slice the stage dim, e.g. A_s[stage, :, :]");
-            std::vector<int64_t> last(r.mins);
-            for (size_t d = rank - 2; d < rank; ++d) {
-                if (r.extents[d] < 0)
-                    fail("runtime-gemm-shape-mismatch", blame(s.range), "negative gemm extent", "");
-                last[d] = r.mins[d] + std::max<int64_t>(r.extents[d], 1) - 1;
-            }
-            // Both corners in bounds means the whole rectangle is.
-            if (linearOffset(*r.slot, r.mins.data(), rank) < 0)
-                outOfBounds(r.buffer, *r.slot, r.mins.data(), rank, s.range);
-            if (linearOffset(*r.slot, last.data(), rank) < 0)
-                outOfBounds(r.buffer, *r.slot, last.data(), rank, s.range);
-            Matrix m;
-            m.base = r.slot->data + linearOffset(*r.slot, r.mins.data(), rank);
-            m.rows = r.extents[rank - 2];
-            m.cols = r.extents[rank - 1];
-            m.rowStride = r.slot->strides[rank - 2];
-            m.colStride = r.slot->strides[rank - 1];
-            return m;
+    void execMmaIntrinsic(const Stmt& s) {
+        const ir::MmaEmitter& e = s.mmaEmitter;
+        const int64_t threads = m_blockThreads;
+        addSteps(threads * e.warpRows() * e.warpCols() * 16, s.range);
+        switch (s.mmaOp) {
+        case ir::MmaIntrinsicOp::LdmatrixA:
+        case ir::MmaIntrinsicOp::LdmatrixB: {
+            const int64_t kStep = s.value ? evalInt(s.value) : 0;
+            runLdmatrix(e, s.mmaOp == ir::MmaIntrinsicOp::LdmatrixA, kStep, threads, s.src.buffer->dtype,
+                        sharedElement(s.src, 2, s.range), threadArrays(s.dst, s.range));
+            return;
         }
+        case ir::MmaIntrinsicOp::Mma:
+            runMma(e, threads, threadArrays(s.a, s.range), threadArrays(s.b, s.range),
+                   threadArrays(s.c, s.range));
+            return;
+        case ir::MmaIntrinsicOp::Stmatrix:
+            runStmatrix(e, threads, threadArrays(s.src, s.range), s.dst.buffer->rank(), s.dst.buffer->dtype,
+                        sharedElement(s.dst, s.dst.buffer->rank(), s.range));
+            return;
+        }
+    }
 
-        void execGemm(const Stmt& s) {
-            Matrix a = gemmOperand(s, s.a, "A");
-            Matrix b = gemmOperand(s, s.b, "B");
-            Matrix c = gemmOperand(s, s.c, "C");
-            int64_t m = s.transposeA ? a.cols : a.rows;
-            int64_t k = s.transposeA ? a.rows : a.cols;
-            int64_t kb = s.transposeB ? b.cols : b.rows;
-            int64_t n = s.transposeB ? b.rows : b.cols;
-            if (k != kb || c.rows != m || c.cols != n)
-                fail("runtime-gemm-shape-mismatch", blame(s.range),
-                     "gemm of op(A) " + std::to_string(m) + "x" + std::to_string(k) + " and op(B) " +
-                         std::to_string(kb) + "x" + std::to_string(n) + " into C " + std::to_string(c.rows) +
-                         "x" + std::to_string(c.cols),
-                     "C must be M x N for A M x K and B K x N (after transposes)");
-            addSteps(m * n * std::max<int64_t>(k, 1), s.range);
-            bool clear = s.clearAccum ? evalBool(s.clearAccum) : false;
-            DType ta = s.a.buffer->dtype, tb = s.b.buffer->dtype, tc = s.c.buffer->dtype;
-            double* cBase = const_cast<double*>(c.base);
-            auto cAt = [&](int64_t i, int64_t j) -> double& {
-                return cBase[i * c.rowStride + j * c.colStride];
-            };
-            auto aAt = [&](int64_t i, int64_t kk) { return s.transposeA ? a.at(kk, i) : a.at(i, kk); };
-            auto bAt = [&](int64_t kk, int64_t j) { return s.transposeB ? b.at(j, kk) : b.at(kk, j); };
-            if (!ir::isFloat(ta) && !ir::isFloat(tb)) {
-                for (int64_t i = 0; i < m; ++i)
-                    for (int64_t j = 0; j < n; ++j) {
-                        uint64_t acc = clear ? 0 : static_cast<uint64_t>(storedToInteger(cAt(i, j)));
-                        for (int64_t kk = 0; kk < k; ++kk)
-                            acc += static_cast<uint64_t>(storedToInteger(aAt(i, kk))) *
-                                   static_cast<uint64_t>(storedToInteger(bAt(kk, j)));
-                        cAt(i, j) = convertValue(integerToStored(static_cast<int64_t>(acc), DType::Int64),
-                                                 DType::Int64, tc);
-                    }
+    EvaluatedRegion evalRegion(const Region& region, SourceRange range, bool perThreadOk = false) {
+        EvaluatedRegion out;
+        if (!region.buffer)
+            fail("execution-malformed-ir", blame(range), "tile op without a buffer",
+                 "this is an elaborator bug");
+        out.buffer = region.buffer;
+        out.slot = &boundSlot(region.buffer, range, perThreadOk);
+        size_t rank = out.slot->shape.size();
+        if (region.mins.size() != rank || region.extents.size() != rank)
+            fail("execution-malformed-ir", blame(range),
+                 "region of '" + region.buffer->name + "' has " + std::to_string(region.mins.size()) +
+                     " dims but the buffer has rank " + std::to_string(rank),
+                 "this is an elaborator bug");
+        for (size_t d = 0; d < rank; ++d) {
+            out.mins.push_back(evalInt(region.mins[d]));
+            out.extents.push_back(evalInt(region.extents[d]));
+        }
+        return out;
+    }
+
+    // The dims of a region whose extent is not 1: those that pair up between the two sides of a copy.
+    static std::vector<size_t> nonUnitDims(const EvaluatedRegion& r) {
+        std::vector<size_t> dims;
+        for (size_t d = 0; d < r.extents.size(); ++d)
+            if (r.extents[d] != 1)
+                dims.push_back(d);
+        return dims;
+    }
+
+    // Element count of a region, clamped just past the step limit so that absurd extents report
+    // "execution-limit" instead of overflowing.
+    int64_t regionCount(const EvaluatedRegion& r) const {
+        const int64_t cap = m_limits.maxSteps + 1;
+        int64_t count = 1;
+        for (int64_t e : r.extents) {
+            if (e <= 0)
+                return 0;
+            count = count > cap / e ? cap : count * e;
+        }
+        return count;
+    }
+
+    // Calls fn(srcOffset, dstOffset) for each element pair of two regions whose non-unit extents match in
+    // order; an offset is -1 where a global side is out of bounds (a non-global side reports an error).
+    template <typename Fn>
+    void forEachPair(const Stmt& s, const EvaluatedRegion& src, const EvaluatedRegion& dst,
+                     const char* opName, Fn&& fn) {
+        std::vector<size_t> srcDims = nonUnitDims(src);
+        std::vector<size_t> dstDims = nonUnitDims(dst);
+        std::vector<int64_t> srcShape, dstShape;
+        for (size_t d : srcDims)
+            srcShape.push_back(src.extents[d]);
+        for (size_t d : dstDims)
+            dstShape.push_back(dst.extents[d]);
+        if (srcShape != dstShape)
+            fail("runtime-copy-extent-mismatch", blame(s.range),
+                 std::string(opName) + " from " + src.buffer->name + " region [" + joinInts(src.extents) +
+                     "] to " + dst.buffer->name + " region [" + joinInts(dst.extents) +
+                     "]: the extents that are not 1 differ",
+                 "make both regions the same size");
+        int64_t count = regionCount(dst);
+        addSteps(count, s.range);
+        std::vector<int64_t> idx(srcShape.size(), 0);
+        std::vector<int64_t> si(src.mins), di(dst.mins);
+        for (int64_t n = 0; n < count; ++n) {
+            for (size_t k = 0; k < idx.size(); ++k) {
+                si[srcDims[k]] = src.mins[srcDims[k]] + idx[k];
+                di[dstDims[k]] = dst.mins[dstDims[k]] + idx[k];
+            }
+            fn(guardedOffset(src, si, s.range), guardedOffset(dst, di, s.range));
+            for (size_t k = idx.size(); k-- > 0;) { // row-major odometer
+                if (++idx[k] < srcShape[k])
+                    break;
+                idx[k] = 0;
+            }
+        }
+    }
+
+    int64_t guardedOffset(const EvaluatedRegion& r, const std::vector<int64_t>& index, SourceRange range) {
+        int64_t offset = linearOffset(*r.slot, index.data(), index.size());
+        if (offset < 0 && !isGlobal(r.buffer))
+            outOfBounds(r.buffer, *r.slot, index.data(), index.size(), range);
+        return offset;
+    }
+
+    // Calls fn(offset) for each element of a region (offset -1 for out-of-bounds global elements).
+    template <typename Fn>
+    void forEachElement(const Stmt& s, const EvaluatedRegion& r, Fn&& fn) {
+        int64_t count = regionCount(r);
+        addSteps(count, s.range);
+        std::vector<int64_t> idx(r.mins);
+        for (int64_t n = 0; n < count; ++n) {
+            fn(guardedOffset(r, idx, s.range));
+            for (size_t k = idx.size(); k-- > 0;) {
+                if (++idx[k] < r.mins[k] + r.extents[k])
+                    break;
+                idx[k] = r.mins[k];
+            }
+        }
+    }
+
+    void execCopy(const Stmt& s) {
+        EvaluatedRegion src = evalRegion(s.src, s.range);
+        EvaluatedRegion dst = evalRegion(s.dst, s.range);
+        DType from = src.buffer->dtype, to = dst.buffer->dtype;
+        double* srcData = src.slot->data;
+        double* dstData = dst.slot->data;
+        forEachPair(s, src, dst, "copy", [&](int64_t so, int64_t dof) {
+            if (dof < 0)
+                return;                                // guarded global store
+            double value = so < 0 ? 0.0 : srcData[so]; // guarded global load reads 0
+            dstData[dof] = convertValue(value, from, to);
+        });
+    }
+
+    void execAtomicAdd(const Stmt& s) {
+        EvaluatedRegion dst = evalRegion(s.dst, s.range);
+        DType to = dst.buffer->dtype;
+        double* dstData = dst.slot->data;
+        auto add = [&](int64_t offset, double value, DType from) {
+            if (offset < 0)
                 return;
-            }
-            if (ta == DType::Float64 || tb == DType::Float64) {
-                for (int64_t i = 0; i < m; ++i)
-                    for (int64_t j = 0; j < n; ++j) {
-                        double acc = clear ? 0.0 : cAt(i, j);
-                        for (int64_t kk = 0; kk < k; ++kk) {
-                            double product = aAt(i, kk) * bAt(kk, j);
-                            acc = acc + product;
-                        }
-                        cAt(i, j) = convertValue(acc, DType::Float64, tc);
-                    }
-                return;
-            }
-            // Single precision, like the tensor cores' fp32 accumulators. Operands are packed contiguous
-            // first so that the inner loop runs over j (each C element still sums its products in k order).
-            std::vector<float> opA(static_cast<size_t>(m * k)), opB(static_cast<size_t>(k * n)),
-                acc(static_cast<size_t>(n));
-            for (int64_t i = 0; i < m; ++i)
-                for (int64_t kk = 0; kk < k; ++kk)
-                    opA[i * k + kk] = static_cast<float>(aAt(i, kk));
-            for (int64_t kk = 0; kk < k; ++kk)
-                for (int64_t j = 0; j < n; ++j)
-                    opB[kk * n + j] = static_cast<float>(bAt(kk, j));
-            for (int64_t i = 0; i < m; ++i) {
-                for (int64_t j = 0; j < n; ++j)
-                    acc[j] = clear ? 0.0f : static_cast<float>(cAt(i, j));
-                for (int64_t kk = 0; kk < k; ++kk) {
-                    float av = opA[i * k + kk];
-                    const float* brow = &opB[kk * n];
-                    for (int64_t j = 0; j < n; ++j) {
-                        float product = av * brow[j];
-                        acc[j] = acc[j] + product; // no fma: this file is built with -ffp-contract=off
-                    }
-                }
-                for (int64_t j = 0; j < n; ++j)
-                    cAt(i, j) = convertValue(static_cast<double>(acc[j]), DType::Float32, tc);
-            }
+            double v = convertValue(value, from, to);
+            if (ir::isFloat(to))
+                dstData[offset] = roundToDType(dstData[offset] + v, to);
+            else
+                dstData[offset] = integerToStored(
+                    wrapInteger(static_cast<int64_t>(static_cast<uint64_t>(storedToInteger(dstData[offset])) +
+                                                     static_cast<uint64_t>(storedToInteger(v))),
+                                to),
+                    to);
+        };
+        if (s.value) {
+            Value v = eval(s.value);
+            double stored = toStored(v, s.value->dtype);
+            forEachElement(s, dst, [&](int64_t offset) { add(offset, stored, s.value->dtype); });
+            return;
         }
+        EvaluatedRegion src = evalRegion(s.src, s.range);
+        DType from = src.buffer->dtype;
+        double* srcData = src.slot->data;
+        forEachPair(s, src, dst, "atomic_add",
+                    [&](int64_t so, int64_t dof) { add(dof, so < 0 ? 0.0 : srcData[so], from); });
+    }
 
-        void execReduce(const Stmt& s) {
-            if (!s.srcBuffer || !s.dstBuffer)
-                fail("execution-malformed-ir", blame(s.range), "reduce without buffers",
-                     "this is an elaborator bug");
-            BufferSlot& src = boundSlot(s.srcBuffer, s.range);
-            BufferSlot& dst = boundSlot(s.dstBuffer, s.range);
-            size_t rank = src.shape.size();
-            if (s.dim < 0 || static_cast<size_t>(s.dim) >= rank)
-                fail("runtime-reduce-shape-mismatch", blame(s.range),
-                     "reduce dim " + std::to_string(s.dim) + " of '" + s.srcBuffer->name + "' with rank " +
-                         std::to_string(rank),
-                     "dim must index a dimension of the source");
-            size_t dim = static_cast<size_t>(s.dim);
-            std::vector<int64_t> removed(src.shape), kept(src.shape);
-            removed.erase(removed.begin() + static_cast<ptrdiff_t>(dim));
-            kept[dim] = 1;
-            if (dst.shape != removed && dst.shape != kept)
-                fail("runtime-reduce-shape-mismatch", blame(s.range),
-                     "reduce of '" + s.srcBuffer->name + "' [" + joinInts(src.shape) + "] along dim " +
-                         std::to_string(dim) + " into '" + s.dstBuffer->name + "' [" + joinInts(dst.shape) +
-                         "]",
-                     "the destination's shape is the source's without the reduced dim");
-            int64_t outer = 1, inner = 1, extent = src.shape[dim];
-            for (size_t d = 0; d < dim; ++d)
-                outer *= src.shape[d];
-            for (size_t d = dim + 1; d < rank; ++d)
-                inner *= src.shape[d];
-            addSteps(outer * inner * std::max<int64_t>(extent, 1), s.range);
-            DType from = s.srcBuffer->dtype, to = s.dstBuffer->dtype;
-            bool integer = !ir::isFloat(from) && !ir::isFloat(to);
-            ir::ReduceKind kind = s.reduceKind;
-            bool bitwise = kind == ir::ReduceKind::BitAnd || kind == ir::ReduceKind::BitOr ||
-                           kind == ir::ReduceKind::BitXor;
-            if (bitwise && !integer)
-                fail("execution-unsupported", blame(s.range),
-                     std::string("reduce_") + ir::reduceKindName(kind) + " of float buffers",
-                     "bitwise reductions need integer buffers");
-            for (int64_t o = 0; o < outer; ++o)
-                for (int64_t in = 0; in < inner; ++in) {
-                    const double* column = src.data + o * extent * inner + in;
-                    double& out = dst.data[o * inner + in];
-                    if (integer)
-                        out = reduceIntegers(kind, column, extent, inner, s.clear, out, to);
-                    else
-                        out = reduceFloats(kind, column, extent, inner, s.clear, out, to);
-                }
-        }
+    void zeroFill(const Stmt& s) {
+        EvaluatedRegion dst = evalRegion(s.dst, s.range);
+        double* data = dst.slot->data;
+        forEachElement(s, dst, [&](int64_t offset) {
+            if (offset >= 0)
+                data[offset] = 0.0;
+        });
+    }
 
-        static double reduceFloats(ir::ReduceKind kind, const double* column, int64_t extent, int64_t stride,
-                                   bool clear, double old, DType to) {
-            const double inf = std::numeric_limits<double>::infinity();
-            double acc = 0;
-            switch (kind) {
-            case ir::ReduceKind::Max:
-                acc = -inf;
-                for (int64_t i = 0; i < extent; ++i)
-                    acc = maxNumber(acc, column[i * stride]);
-                if (!clear)
-                    acc = maxNumber(old, acc);
-                break;
-            case ir::ReduceKind::Min:
-                acc = inf;
-                for (int64_t i = 0; i < extent; ++i)
-                    acc = minNumber(acc, column[i * stride]);
-                if (!clear)
-                    acc = minNumber(old, acc);
-                break;
-            case ir::ReduceKind::Sum:
-                for (int64_t i = 0; i < extent; ++i)
-                    acc += column[i * stride];
-                if (!clear)
-                    acc = old + acc;
-                break;
-            case ir::ReduceKind::AbsSum:
-                for (int64_t i = 0; i < extent; ++i)
-                    acc += std::fabs(column[i * stride]);
-                if (!clear)
-                    acc = old + acc;
-                break;
-            case ir::ReduceKind::AbsMax:
-                for (int64_t i = 0; i < extent; ++i)
-                    acc = maxNumber(acc, std::fabs(column[i * stride]));
-                if (!clear)
-                    acc = maxNumber(old, acc);
-                break;
-            case ir::ReduceKind::BitAnd:
-            case ir::ReduceKind::BitOr:
-            case ir::ReduceKind::BitXor:
-                break; // rejected before
-            }
-            return convertValue(acc, DType::Float64, to);
-        }
+    void execFill(const Stmt& s) {
+        EvaluatedRegion dst = evalRegion(s.dst, s.range, true);
+        double value = evalStored(s.value, dst.buffer->dtype);
+        double* data = dst.slot->data;
+        const int64_t copies = dst.slot->threadCopies, stride = elementCount(dst.slot->shape);
+        forEachElement(s, dst, [&](int64_t offset) {
+            for (int64_t t = 0; offset >= 0 && t < copies; ++t) // every thread fills its own copy
+                data[t * stride + offset] = value;
+        });
+    }
 
-        static double reduceIntegers(ir::ReduceKind kind, const double* column, int64_t extent,
-                                     int64_t stride, bool clear, double oldStored, DType to) {
-            int64_t old = storedToInteger(oldStored);
-            uint64_t acc = 0;
-            auto value = [&](int64_t i) { return storedToInteger(column[i * stride]); };
-            switch (kind) {
-            case ir::ReduceKind::Max: {
-                int64_t r = std::numeric_limits<int64_t>::min();
-                for (int64_t i = 0; i < extent; ++i)
-                    r = std::max(r, value(i));
-                acc = static_cast<uint64_t>(clear ? r : std::max(old, r));
-                break;
-            }
-            case ir::ReduceKind::Min: {
-                int64_t r = std::numeric_limits<int64_t>::max();
-                for (int64_t i = 0; i < extent; ++i)
-                    r = std::min(r, value(i));
-                acc = static_cast<uint64_t>(clear ? r : std::min(old, r));
-                break;
-            }
-            case ir::ReduceKind::Sum:
-            case ir::ReduceKind::AbsSum:
-                for (int64_t i = 0; i < extent; ++i) {
-                    int64_t v = value(i);
-                    acc += static_cast<uint64_t>(kind == ir::ReduceKind::AbsSum && v < 0 ? -v : v);
-                }
-                if (!clear)
-                    acc += static_cast<uint64_t>(old);
-                break;
-            case ir::ReduceKind::AbsMax: {
-                int64_t r = 0;
-                for (int64_t i = 0; i < extent; ++i)
-                    r = std::max(r, std::abs(value(i)));
-                acc = static_cast<uint64_t>(clear ? r : std::max(old, r));
-                break;
-            }
-            case ir::ReduceKind::BitAnd:
-                acc = ~0ull;
-                for (int64_t i = 0; i < extent; ++i)
-                    acc &= static_cast<uint64_t>(value(i));
-                if (!clear)
-                    acc &= static_cast<uint64_t>(old);
-                break;
-            case ir::ReduceKind::BitOr:
-                for (int64_t i = 0; i < extent; ++i)
-                    acc |= static_cast<uint64_t>(value(i));
-                if (!clear)
-                    acc |= static_cast<uint64_t>(old);
-                break;
-            case ir::ReduceKind::BitXor:
-                for (int64_t i = 0; i < extent; ++i)
-                    acc ^= static_cast<uint64_t>(value(i));
-                if (!clear)
-                    acc ^= static_cast<uint64_t>(old);
-                break;
-            }
-            return integerToStored(wrapInteger(static_cast<int64_t>(acc), to), to);
-        }
-
-        void execPrint(const Stmt& s) {
-            std::string line = "block (" + joinInts(m_blockIndex) + "): ";
-            if (!s.message.empty())
-                line += s.message + ": ";
-            if (s.printBuffer) {
-                const BufferSlot& slot = boundSlot(s.printBuffer, s.range);
-                int64_t count = elementCount(slot.shape);
-                line += s.printBuffer->name + "[" + joinInts(slot.shape) + "] = [";
-                const int64_t shown = std::min<int64_t>(count, 1024);
-                for (int64_t i = 0; i < shown; ++i) {
-                    if (i)
-                        line += ", ";
-                    line += formatNumber(slot.data[i], s.printBuffer->dtype);
-                }
-                if (shown < count)
-                    line += ", ...";
-                line += "]";
-            } else if (s.value) {
-                Value v = eval(s.value);
-                line += ir::printExpr(s.value) + " = " +
-                        formatNumber(toStored(v, s.value->dtype), s.value->dtype);
-            }
-            if (m_log)
-                m_log->prints.push_back(std::move(line));
-        }
-
-        DiagnosticEngine& m_diags;
-        const ExecutionLimits& m_limits;
-        const std::map<std::string, int64_t>& m_dynamicDims;
-        ExecutionLog* m_log;
-
-        std::vector<int64_t> m_varValues;
-        std::vector<char> m_varBound;
-        std::deque<BufferSlot> m_slots; // a deque: growing it keeps slot references valid
-        std::vector<int64_t> m_blockIndex{0, 0, 0};
-        bool m_inKernel = false;
-        bool m_inPhases = false;                // running a kernel with a grid barrier
-        std::set<const Stmt*> m_phaseStmts;     // its statements that hold a grid barrier
-        std::set<const Buffer*> m_threadLocals; // the kernel's per-thread emitter locals
-        int64_t m_blockThreads = 1;
-        int64_t m_steps = 0;
-        int m_depth = 0;
-        SourceRange m_currentRange;
+    // A gemm operand: the last two dims of a region, with leading extents 1.
+    struct Matrix {
+        const double* base = nullptr; // element (0, 0)
+        int64_t rows = 0, cols = 0;
+        int64_t rowStride = 0, colStride = 0;
+        double at(int64_t r, int64_t c) const { return base[r * rowStride + c * colStride]; }
     };
+
+    Matrix gemmOperand(const Stmt& s, const Region& region, const char* role) {
+        EvaluatedRegion r = evalRegion(region, s.range);
+        size_t rank = r.extents.size();
+        if (rank < 2)
+            fail("runtime-gemm-shape-mismatch", blame(s.range),
+                 std::string("gemm operand ") + role + " ('" + r.buffer->name + "') has rank " +
+                     std::to_string(rank),
+                 "gemm operands are 2-D tiles");
+        for (size_t d = 0; d + 2 < rank; ++d)
+            if (r.extents[d] != 1)
+                fail("runtime-gemm-shape-mismatch", blame(s.range),
+                     std::string("gemm operand ") + role + " region [" + joinInts(r.extents) +
+                         "] has a leading extent that is not 1",
+                     "slice the stage dim, e.g. A_s[stage, :, :]");
+        std::vector<int64_t> last(r.mins);
+        for (size_t d = rank - 2; d < rank; ++d) {
+            if (r.extents[d] < 0)
+                fail("runtime-gemm-shape-mismatch", blame(s.range), "negative gemm extent", "");
+            last[d] = r.mins[d] + std::max<int64_t>(r.extents[d], 1) - 1;
+        }
+        // Both corners in bounds means the whole rectangle is.
+        if (linearOffset(*r.slot, r.mins.data(), rank) < 0)
+            outOfBounds(r.buffer, *r.slot, r.mins.data(), rank, s.range);
+        if (linearOffset(*r.slot, last.data(), rank) < 0)
+            outOfBounds(r.buffer, *r.slot, last.data(), rank, s.range);
+        Matrix m;
+        m.base = r.slot->data + linearOffset(*r.slot, r.mins.data(), rank);
+        m.rows = r.extents[rank - 2];
+        m.cols = r.extents[rank - 1];
+        m.rowStride = r.slot->strides[rank - 2];
+        m.colStride = r.slot->strides[rank - 1];
+        return m;
+    }
+
+    void execGemm(const Stmt& s) {
+        Matrix a = gemmOperand(s, s.a, "A");
+        Matrix b = gemmOperand(s, s.b, "B");
+        Matrix c = gemmOperand(s, s.c, "C");
+        int64_t m = s.transposeA ? a.cols : a.rows;
+        int64_t k = s.transposeA ? a.rows : a.cols;
+        int64_t kb = s.transposeB ? b.cols : b.rows;
+        int64_t n = s.transposeB ? b.rows : b.cols;
+        if (k != kb || c.rows != m || c.cols != n)
+            fail("runtime-gemm-shape-mismatch", blame(s.range),
+                 "gemm of op(A) " + std::to_string(m) + "x" + std::to_string(k) + " and op(B) " +
+                     std::to_string(kb) + "x" + std::to_string(n) + " into C " + std::to_string(c.rows) +
+                     "x" + std::to_string(c.cols),
+                 "C must be M x N for A M x K and B K x N (after transposes)");
+        addSteps(m * n * std::max<int64_t>(k, 1), s.range);
+        bool clear = s.clearAccum ? evalBool(s.clearAccum) : false;
+        DType ta = s.a.buffer->dtype, tb = s.b.buffer->dtype, tc = s.c.buffer->dtype;
+        double* cBase = const_cast<double*>(c.base);
+        auto cAt = [&](int64_t i, int64_t j) -> double& { return cBase[i * c.rowStride + j * c.colStride]; };
+        auto aAt = [&](int64_t i, int64_t kk) { return s.transposeA ? a.at(kk, i) : a.at(i, kk); };
+        auto bAt = [&](int64_t kk, int64_t j) { return s.transposeB ? b.at(j, kk) : b.at(kk, j); };
+        if (!ir::isFloat(ta) && !ir::isFloat(tb)) {
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j) {
+                    uint64_t acc = clear ? 0 : static_cast<uint64_t>(storedToInteger(cAt(i, j)));
+                    for (int64_t kk = 0; kk < k; ++kk)
+                        acc += static_cast<uint64_t>(storedToInteger(aAt(i, kk))) *
+                               static_cast<uint64_t>(storedToInteger(bAt(kk, j)));
+                    cAt(i, j) = convertValue(integerToStored(static_cast<int64_t>(acc), DType::Int64),
+                                             DType::Int64, tc);
+                }
+            return;
+        }
+        if (ta == DType::Float64 || tb == DType::Float64) {
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j) {
+                    double acc = clear ? 0.0 : cAt(i, j);
+                    for (int64_t kk = 0; kk < k; ++kk) {
+                        double product = aAt(i, kk) * bAt(kk, j);
+                        acc = acc + product;
+                    }
+                    cAt(i, j) = convertValue(acc, DType::Float64, tc);
+                }
+            return;
+        }
+        // Single precision, like the tensor cores' fp32 accumulators. Operands are packed contiguous first
+        // so that the inner loop runs over j (each C element still sums its products in k order).
+        std::vector<float> opA(static_cast<size_t>(m * k)), opB(static_cast<size_t>(k * n)),
+            acc(static_cast<size_t>(n));
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t kk = 0; kk < k; ++kk)
+                opA[i * k + kk] = static_cast<float>(aAt(i, kk));
+        for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t j = 0; j < n; ++j)
+                opB[kk * n + j] = static_cast<float>(bAt(kk, j));
+        for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j)
+                acc[j] = clear ? 0.0f : static_cast<float>(cAt(i, j));
+            for (int64_t kk = 0; kk < k; ++kk) {
+                float av = opA[i * k + kk];
+                const float* brow = &opB[kk * n];
+                for (int64_t j = 0; j < n; ++j) {
+                    float product = av * brow[j];
+                    acc[j] = acc[j] + product; // no fma: this file is built with -ffp-contract=off
+                }
+            }
+            for (int64_t j = 0; j < n; ++j)
+                cAt(i, j) = convertValue(static_cast<double>(acc[j]), DType::Float32, tc);
+        }
+    }
+
+    void execReduce(const Stmt& s) {
+        if (!s.srcBuffer || !s.dstBuffer)
+            fail("execution-malformed-ir", blame(s.range), "reduce without buffers",
+                 "this is an elaborator bug");
+        BufferSlot& src = boundSlot(s.srcBuffer, s.range);
+        BufferSlot& dst = boundSlot(s.dstBuffer, s.range);
+        size_t rank = src.shape.size();
+        if (s.dim < 0 || static_cast<size_t>(s.dim) >= rank)
+            fail("runtime-reduce-shape-mismatch", blame(s.range),
+                 "reduce dim " + std::to_string(s.dim) + " of '" + s.srcBuffer->name + "' with rank " +
+                     std::to_string(rank),
+                 "dim must index a dimension of the source");
+        size_t dim = static_cast<size_t>(s.dim);
+        std::vector<int64_t> removed(src.shape), kept(src.shape);
+        removed.erase(removed.begin() + static_cast<ptrdiff_t>(dim));
+        kept[dim] = 1;
+        if (dst.shape != removed && dst.shape != kept)
+            fail("runtime-reduce-shape-mismatch", blame(s.range),
+                 "reduce of '" + s.srcBuffer->name + "' [" + joinInts(src.shape) + "] along dim " +
+                     std::to_string(dim) + " into '" + s.dstBuffer->name + "' [" + joinInts(dst.shape) + "]",
+                 "the destination's shape is the source's without the reduced dim");
+        int64_t outer = 1, inner = 1, extent = src.shape[dim];
+        for (size_t d = 0; d < dim; ++d)
+            outer *= src.shape[d];
+        for (size_t d = dim + 1; d < rank; ++d)
+            inner *= src.shape[d];
+        addSteps(outer * inner * std::max<int64_t>(extent, 1), s.range);
+        DType from = s.srcBuffer->dtype, to = s.dstBuffer->dtype;
+        bool integer = !ir::isFloat(from) && !ir::isFloat(to);
+        ir::ReduceKind kind = s.reduceKind;
+        bool bitwise =
+            kind == ir::ReduceKind::BitAnd || kind == ir::ReduceKind::BitOr || kind == ir::ReduceKind::BitXor;
+        if (bitwise && !integer)
+            fail("execution-unsupported", blame(s.range),
+                 std::string("reduce_") + ir::reduceKindName(kind) + " of float buffers",
+                 "bitwise reductions need integer buffers");
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t in = 0; in < inner; ++in) {
+                const double* column = src.data + o * extent * inner + in;
+                double& out = dst.data[o * inner + in];
+                if (integer)
+                    out = reduceIntegers(kind, column, extent, inner, s.clear, out, to);
+                else
+                    out = reduceFloats(kind, column, extent, inner, s.clear, out, to);
+            }
+    }
+
+    static double reduceFloats(ir::ReduceKind kind, const double* column, int64_t extent, int64_t stride,
+                               bool clear, double old, DType to) {
+        const double inf = std::numeric_limits<double>::infinity();
+        double acc = 0;
+        switch (kind) {
+        case ir::ReduceKind::Max:
+            acc = -inf;
+            for (int64_t i = 0; i < extent; ++i)
+                acc = maxNumber(acc, column[i * stride]);
+            if (!clear)
+                acc = maxNumber(old, acc);
+            break;
+        case ir::ReduceKind::Min:
+            acc = inf;
+            for (int64_t i = 0; i < extent; ++i)
+                acc = minNumber(acc, column[i * stride]);
+            if (!clear)
+                acc = minNumber(old, acc);
+            break;
+        case ir::ReduceKind::Sum:
+            for (int64_t i = 0; i < extent; ++i)
+                acc += column[i * stride];
+            if (!clear)
+                acc = old + acc;
+            break;
+        case ir::ReduceKind::AbsSum:
+            for (int64_t i = 0; i < extent; ++i)
+                acc += std::fabs(column[i * stride]);
+            if (!clear)
+                acc = old + acc;
+            break;
+        case ir::ReduceKind::AbsMax:
+            for (int64_t i = 0; i < extent; ++i)
+                acc = maxNumber(acc, std::fabs(column[i * stride]));
+            if (!clear)
+                acc = maxNumber(old, acc);
+            break;
+        case ir::ReduceKind::BitAnd:
+        case ir::ReduceKind::BitOr:
+        case ir::ReduceKind::BitXor:
+            break; // rejected before
+        }
+        return convertValue(acc, DType::Float64, to);
+    }
+
+    static double reduceIntegers(ir::ReduceKind kind, const double* column, int64_t extent, int64_t stride,
+                                 bool clear, double oldStored, DType to) {
+        int64_t old = storedToInteger(oldStored);
+        uint64_t acc = 0;
+        auto value = [&](int64_t i) { return storedToInteger(column[i * stride]); };
+        switch (kind) {
+        case ir::ReduceKind::Max: {
+            int64_t r = std::numeric_limits<int64_t>::min();
+            for (int64_t i = 0; i < extent; ++i)
+                r = std::max(r, value(i));
+            acc = static_cast<uint64_t>(clear ? r : std::max(old, r));
+            break;
+        }
+        case ir::ReduceKind::Min: {
+            int64_t r = std::numeric_limits<int64_t>::max();
+            for (int64_t i = 0; i < extent; ++i)
+                r = std::min(r, value(i));
+            acc = static_cast<uint64_t>(clear ? r : std::min(old, r));
+            break;
+        }
+        case ir::ReduceKind::Sum:
+        case ir::ReduceKind::AbsSum:
+            for (int64_t i = 0; i < extent; ++i) {
+                int64_t v = value(i);
+                acc += static_cast<uint64_t>(kind == ir::ReduceKind::AbsSum && v < 0 ? -v : v);
+            }
+            if (!clear)
+                acc += static_cast<uint64_t>(old);
+            break;
+        case ir::ReduceKind::AbsMax: {
+            int64_t r = 0;
+            for (int64_t i = 0; i < extent; ++i)
+                r = std::max(r, std::abs(value(i)));
+            acc = static_cast<uint64_t>(clear ? r : std::max(old, r));
+            break;
+        }
+        case ir::ReduceKind::BitAnd:
+            acc = ~0ull;
+            for (int64_t i = 0; i < extent; ++i)
+                acc &= static_cast<uint64_t>(value(i));
+            if (!clear)
+                acc &= static_cast<uint64_t>(old);
+            break;
+        case ir::ReduceKind::BitOr:
+            for (int64_t i = 0; i < extent; ++i)
+                acc |= static_cast<uint64_t>(value(i));
+            if (!clear)
+                acc |= static_cast<uint64_t>(old);
+            break;
+        case ir::ReduceKind::BitXor:
+            for (int64_t i = 0; i < extent; ++i)
+                acc ^= static_cast<uint64_t>(value(i));
+            if (!clear)
+                acc ^= static_cast<uint64_t>(old);
+            break;
+        }
+        return integerToStored(wrapInteger(static_cast<int64_t>(acc), to), to);
+    }
+
+    void execPrint(const Stmt& s) {
+        std::string line = "block (" + joinInts(m_blockIndex) + "): ";
+        if (!s.message.empty())
+            line += s.message + ": ";
+        if (s.printBuffer) {
+            const BufferSlot& slot = boundSlot(s.printBuffer, s.range);
+            int64_t count = elementCount(slot.shape);
+            line += s.printBuffer->name + "[" + joinInts(slot.shape) + "] = [";
+            const int64_t shown = std::min<int64_t>(count, 1024);
+            for (int64_t i = 0; i < shown; ++i) {
+                if (i)
+                    line += ", ";
+                line += formatNumber(slot.data[i], s.printBuffer->dtype);
+            }
+            if (shown < count)
+                line += ", ...";
+            line += "]";
+        } else if (s.value) {
+            Value v = eval(s.value);
+            line +=
+                ir::printExpr(s.value) + " = " + formatNumber(toStored(v, s.value->dtype), s.value->dtype);
+        }
+        if (m_log)
+            m_log->prints.push_back(std::move(line));
+    }
+
+    DiagnosticEngine& m_diags;
+    const ExecutionLimits& m_limits;
+    const std::map<std::string, int64_t>& m_dynamicDims;
+    ExecutionLog* m_log;
+
+    std::vector<int64_t> m_varValues;
+    std::vector<char> m_varBound;
+    std::deque<BufferSlot> m_slots; // a deque: growing it keeps slot references valid
+    std::vector<int64_t> m_blockIndex{0, 0, 0};
+    bool m_inKernel = false;
+    bool m_inPhases = false;                // running a kernel with a grid barrier
+    std::set<const Stmt*> m_phaseStmts;     // its statements that hold a grid barrier
+    std::set<const Buffer*> m_threadLocals; // the kernel's per-thread emitter locals
+    int64_t m_blockThreads = 1;
+    int64_t m_steps = 0;
+    int m_depth = 0;
+    SourceRange m_currentRange;
+};
 
 } // namespace
 
-double
-uninitializedValue(ir::DType type) {
+double uninitializedValue(ir::DType type) {
     using ir::DType;
     switch (type) {
     case DType::Float8E4M3:
