@@ -10,6 +10,7 @@
 //   TileTypes.cpp      T.Tensor, T.dynamic, T.const, T.empty, T.dtype
 //   TileSynchronization.cpp  T.ws, T.alloc_barrier, the mbarrier operations, T.tma_copy
 //   TileScans.cpp      T.cumsum
+//   TileIm2col.cpp     T.im2col (T.c2d_im2col)
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module
 //   HostMethods.cpp    methods of str, list, tuple, dict, int and float
@@ -63,6 +64,7 @@ std::span<const PrimitiveRow> layoutModulePrimitives();
 std::span<const PrimitiveRow> typePrimitives();
 std::span<const PrimitiveRow> synchronizationPrimitives();
 std::span<const PrimitiveRow> scanPrimitives();
+std::span<const PrimitiveRow> im2colPrimitives();
 std::span<const PrimitiveRow> pythonBuiltins();
 std::span<const PrimitiveRow> mathModule();
 std::span<const PrimitiveRow> valueMethods();

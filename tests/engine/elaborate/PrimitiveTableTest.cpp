@@ -16,7 +16,7 @@ namespace {
 std::vector<std::span<const PrimitiveRow>> tileFamilies() {
     return {loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
             elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
-            synchronizationPrimitives(), scanPrimitives()};
+            synchronizationPrimitives(), scanPrimitives(),   im2colPrimitives()};
 }
 
 std::vector<std::span<const PrimitiveRow>> hostFamilies() {
