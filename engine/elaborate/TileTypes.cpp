@@ -28,18 +28,27 @@ struct TensorSignature {
 };
 
 const TensorSignature& signatureOf(const std::string& op) {
-    static const TensorSignature tensor{
-        "T.Tensor(shape, dtype=float32, data=None, scope=None)", 1, 2, kAbsent, 3, kAbsent};
-    static const TensorSignature buffer{"T.Buffer(shape, dtype=float32, data=None, strides=None, "
-                                        "elem_offset=None, scope=global, align=0, offset_factor=0, "
-                                        "buffer_type=, axis_separators=None)",
-                                        1,
-                                        2,
-                                        3,
-                                        5,
-                                        4};
+    static const TensorSignature tensor{.text = "T.Tensor(shape, dtype=float32, data=None, scope=None)",
+                                        .dtype = 1,
+                                        .data = 2,
+                                        .strides = kAbsent,
+                                        .scope = 3,
+                                        .elemOffset = kAbsent};
+    static const TensorSignature buffer{.text = "T.Buffer(shape, dtype=float32, data=None, strides=None, "
+                                                "elem_offset=None, scope=global, align=0, offset_factor=0, "
+                                                "buffer_type=, axis_separators=None)",
+                                        .dtype = 1,
+                                        .data = 2,
+                                        .strides = 3,
+                                        .scope = 5,
+                                        .elemOffset = 4};
     static const TensorSignature strided{
-        "T.StridedTensor(shape, strides, dtype=float32, scope=None, data=None)", 2, 4, 1, 3, kAbsent};
+        .text = "T.StridedTensor(shape, strides, dtype=float32, scope=None, data=None)",
+        .dtype = 2,
+        .data = 4,
+        .strides = 1,
+        .scope = 3,
+        .elemOffset = kAbsent};
     return op == "Buffer" ? buffer : op == "StridedTensor" ? strided : tensor;
 }
 
