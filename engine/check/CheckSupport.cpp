@@ -44,6 +44,9 @@ DiagnosticNote allocationNote(const Buffer& buffer) {
     if (buffer.paramIndex >= 0)
         return {buffer.range, "'" + buffer.name + "' is parameter " + std::to_string(buffer.paramIndex) +
                                   ": " + printBufferType(buffer)};
+    if (buffer.viewOf)
+        return {buffer.range, "'" + buffer.name + "' is declared here as a view of '" + buffer.viewOf->name +
+                                  "': " + printBufferType(buffer)};
     return {buffer.range, "'" + buffer.name + "' is allocated here as " + printBufferType(buffer)};
 }
 

@@ -125,6 +125,37 @@ void checkSharedMemory(const Stmt& kernel, const Target& target, DiagnosticEngin
     }
 }
 
+// A view (T.Tensor(shape, dtype, base.data)) reinterprets its base's storage: it must not reach past the
+// base's last element, and it reads the base's elements as they are, so the dtypes must agree.
+void checkViews(const Stmt& kernel, DiagnosticEngine& diagnostics) {
+    for (const Buffer* view : kernel.allocations) {
+        if (!view->viewOf)
+            continue;
+        const Buffer& base = *view->viewOf;
+        if (view->dtype != base.dtype) {
+            Diagnostic& d = diagnostics.error(
+                "view-dtype-mismatch", view->range,
+                "view '" + view->name + "' is " + dtypeName(view->dtype) + " but its base '" + base.name +
+                    "' is " + dtypeName(base.dtype) +
+                    "; TileBench does not reinterpret the bits of one dtype as another",
+                "give the view its base's dtype, or convert with T.copy into a buffer of the other dtype");
+            addAllocationNotes(d, {view, &base});
+        }
+        auto viewElements = view->constantElementCount();
+        auto baseElements = base.constantElementCount();
+        if (viewElements && baseElements && *viewElements > *baseElements) {
+            Diagnostic& d = diagnostics.error(
+                "view-exceeds-base", view->range,
+                "view '" + view->name + "' " + shapeText(view->shape) + " has " +
+                    std::to_string(*viewElements) + " elements but its base '" + base.name + "' " +
+                    shapeText(base.shape) + " has only " + std::to_string(*baseElements),
+                "a view reshapes its base's storage; its extents must multiply to at most the base's element "
+                "count");
+            addAllocationNotes(d, {view, &base});
+        }
+    }
+}
+
 class CheckWalker : public StmtVisitor {
 public:
     CheckWalker(const Target& target, DiagnosticEngine& diagnostics)
@@ -149,6 +180,7 @@ private:
             checkSharedMemory(s, m_target, m_diagnostics);
             checkGridSyncPlacement(s, m_diagnostics);
             checkCpAsyncCompletion(s, m_diagnostics);
+            checkViews(s, m_diagnostics);
             const Stmt* outer = m_kernel;
             m_kernel = &s;
             visitChildren(s);

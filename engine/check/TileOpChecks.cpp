@@ -335,9 +335,18 @@ void checkRegionBounds(const Region& r, const Stmt& s, DiagnosticEngine& diagnos
                       " of " + r.buffer->name + " exceeds its extent " + std::to_string(*size);
         if (message.empty())
             continue;
+        // A copy guards its global side (TileLang's bound checks, TMA's zero fill): a tile reaching past the
+        // tensor reads zeros there and does not write, like the last tile of a ragged size. Worth a warning
+        // (that part of every tile is wasted work), not an error.
+        const bool guarded =
+            s.kind == StmtKind::Copy && r.buffer->scope == MemoryScope::Global && !(lo && *lo < 0);
         Diagnostic& d =
-            diagnostics.error("index-out-of-range", rangeOf(r, s), message,
-                              "a slice lo:hi must satisfy 0 <= lo and hi <= the dimension's extent");
+            guarded
+                ? diagnostics.warning("copy-past-extent", rangeOf(r, s),
+                                      message + "; the copy reads zeros and writes nothing past the extent",
+                                      "a block size that divides the tensor's extent wastes no work")
+                : diagnostics.error("index-out-of-range", rangeOf(r, s), message,
+                                    "a slice lo:hi must satisfy 0 <= lo and hi <= the dimension's extent");
         addAllocationNotes(d, {r.buffer});
         return; // one report per region
     }

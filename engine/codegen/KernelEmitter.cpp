@@ -5,6 +5,7 @@
 #include "engine/codegen/DeviceHeader.h"
 #include "engine/exec/HostTensor.h"
 #include "engine/ir/IrQueries.h"
+#include "engine/ir/Printer.h"
 #include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/passes/IndexConversion.h"
@@ -551,6 +552,12 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
         case MemoryScope::Barrier:
             break; // declareBarriers
         case MemoryScope::Global:
+            if (b->viewOf) { // the base's storage, addressed with the view's shape
+                line(std::string(cudaStorageType(b->dtype)) + "* " + nameOf(b) + " = " + nameOf(b->viewOf) +
+                         "; // view of '" + b->viewOf->name + "' as " + ir::printBufferType(*b),
+                     b->range);
+                break;
+            }
             error("codegen-global-workspace", b->range,
                   "T.alloc_global workspace '" + b->name + "' is not supported by the CUDA backend yet",
                   "pass the workspace as a kernel parameter");

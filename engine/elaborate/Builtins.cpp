@@ -322,7 +322,8 @@ Value Interpreter::namespaceAttr(const std::string& path, const std::string& att
     // The device queries answer from the target; torch.version.hip is None on CUDA.
     if (path == "torch.cuda" || path == "torch.random") {
         if (attr == "get_device_capability" || attr == "is_available" || attr == "current_device" ||
-            attr == "device_count" || attr == "manual_seed" || attr == "synchronize")
+            attr == "get_device_properties" || attr == "device_count" || attr == "manual_seed" ||
+            attr == "synchronize")
             return Value::builtin(full);
         return Value::opaque(full);
     }

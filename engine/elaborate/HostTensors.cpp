@@ -436,6 +436,24 @@ Value torchCuda(Interpreter& in, PrimitiveCall& call) {
         return Value::integer(1);
     if (op == "current_device")
         return Value::integer(0);
+    if (op == "get_device_properties") {
+        // The fields programs read to pick a path or a config, from the target's reference part.
+        Value props;
+        props.kind = ValueKind::Object;
+        props.object = std::make_shared<ObjectData>();
+        props.object->type = "torch.cuda._CudaDeviceProperties";
+        auto& attrs = props.object->attrs;
+        attrs["major"] = Value::integer(target.smVersion / 10);
+        attrs["minor"] = Value::integer(target.smVersion % 10);
+        attrs["name"] = Value::str(target.smVersion >= 90 ? "NVIDIA H100" : "NVIDIA A100");
+        attrs["multi_processor_count"] = Value::integer(target.smCount);
+        attrs["warp_size"] = Value::integer(target.warpSize);
+        attrs["max_threads_per_multi_processor"] = Value::integer(target.maxThreadsPerSm);
+        attrs["shared_memory_per_block_optin"] = Value::integer(target.maxSharedMemoryPerBlock);
+        attrs["shared_memory_per_multiprocessor"] = Value::integer(target.sharedMemoryPerSm);
+        attrs["regs_per_multiprocessor"] = Value::integer(target.registersPerSm);
+        return props;
+    }
     return Value::none(); // synchronize, manual_seed
 }
 
@@ -807,6 +825,7 @@ std::span<const PrimitiveRow> torchTensors() {
         {"torch.cuda.get_device_capability", torchCuda},
         {"torch.cuda.is_available", torchCuda},
         {"torch.cuda.current_device", torchCuda},
+        {"torch.cuda.get_device_properties", torchCuda},
         {"torch.cuda.device_count", torchCuda},
         {"torch.cuda.synchronize", torchCuda},
         {"torch.cuda.manual_seed", torchCuda},

@@ -968,7 +968,16 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return Value::integer(static_cast<int64_t>(b->rank()));
         if (attr == "scope")
             return Value::str(ir::scopeName(b->scope));
-        return unknown({"shape", "dtype", "name", "ndim", "scope"});
+        if (attr == "data" && base.kind == ValueKind::Buffer) {
+            // The buffer's storage, for T.Tensor(shape, dtype, buf.data): a view of it (TileTypes.cpp).
+            Value data;
+            data.kind = ValueKind::Object;
+            data.object = std::make_shared<ObjectData>();
+            data.object->type = "Buffer.data";
+            data.object->attrs["buffer"] = base;
+            return data;
+        }
+        return unknown({"shape", "dtype", "name", "ndim", "scope", "data"});
     }
     case ValueKind::Expr:
         if (attr == "dtype")

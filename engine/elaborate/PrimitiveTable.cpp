@@ -29,9 +29,9 @@ Index indexOf(std::initializer_list<std::span<const PrimitiveRow>> families) {
 
 const std::vector<std::span<const PrimitiveRow>>& tileFamilies() {
     static const std::vector<std::span<const PrimitiveRow>> families = {
-        loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
-        elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
-        synchronizationPrimitives(), scanPrimitives(),   asyncCopyPrimitives()};
+        loopAndKernelPrimitives(), memoryPrimitives(), computePrimitives(),         elementMathPrimitives(),
+        layoutPrimitives(),        typePrimitives(),   synchronizationPrimitives(), scanPrimitives(),
+        asyncCopyPrimitives(),     im2colPrimitives()};
     return families;
 }
 
@@ -131,12 +131,14 @@ const std::vector<std::string>& layoutNames() {
 }
 
 const std::vector<std::string>& unsupportedTileNames() {
-    static const std::vector<std::string> names = {
-        "alloc_tmem",          "alloc_reducer", "alloc_wgmma_desc", "async_copy", "copy_cluster",
-        "c2d_im2col",          "transpose",     "atomic_max",       "atomic_min", "atomic_load",
-        "atomic_store",        "atomic_addx2",  "atomic_addx4",     "Persistent", "device_assert",
-        "annotate_safe_value", "call_extern",   "sync_threads",     "reshape",    "view",
-        "thread_binding",      "launch_thread", "gemm_sp",          "reduce",     "finalize_reducer"};
+    static const std::vector<std::string> names = {"alloc_tmem",   "alloc_reducer",  "alloc_wgmma_desc",
+                                                   "async_copy",   "copy_cluster",   "transpose",
+                                                   "atomic_max",   "atomic_min",     "atomic_load",
+                                                   "atomic_store", "atomic_addx2",   "atomic_addx4",
+                                                   "Persistent",   "device_assert",  "annotate_safe_value",
+                                                   "call_extern",  "sync_threads",   "reshape",
+                                                   "view",         "thread_binding", "launch_thread",
+                                                   "gemm_sp",      "reduce",         "finalize_reducer"};
     return names;
 }
 

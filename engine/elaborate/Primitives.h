@@ -12,6 +12,7 @@
 //   TileAsyncCopy.cpp  T.access_ptr, T.ptx_cp_async
 //   TileScans.cpp      T.cumsum
 //   TileIntrinsics.cpp tilelang.intrinsics: get_swizzle_layout, TensorCoreIntrinEmitter and its methods
+//   TileIm2col.cpp     T.im2col (T.c2d_im2col)
 //   HostBuiltins.cpp   Python builtins (range, len, int, min, sorted, ...)
 //   HostMath.cpp       the math module
 //   HostMethods.cpp    methods of str, list, tuple, dict, int and float
@@ -66,6 +67,7 @@ std::span<const PrimitiveRow> typePrimitives();
 std::span<const PrimitiveRow> synchronizationPrimitives();
 std::span<const PrimitiveRow> asyncCopyPrimitives();
 std::span<const PrimitiveRow> scanPrimitives();
+std::span<const PrimitiveRow> im2colPrimitives();
 std::span<const PrimitiveRow> pythonBuiltins();
 std::span<const PrimitiveRow> mathModule();
 std::span<const PrimitiveRow> valueMethods();

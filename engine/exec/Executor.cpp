@@ -770,6 +770,23 @@ private:
 
     // Fresh storage for a buffer allocated in a kernel.
     void allocate(const Buffer* buffer, SourceRange range) {
+        if (buffer->viewOf) { // its shape over the base's storage
+            const BufferSlot& base = boundSlot(buffer->viewOf, buffer->range);
+            std::vector<int64_t> shape = evalShape(buffer, buffer->range);
+            const int64_t baseCount = elementCount(base.shape);
+            if (elementCount(shape) > baseCount)
+                fail("view-exceeds-base", blame(buffer->range),
+                     "view '" + buffer->name + "' [" + joinInts(shape) + "] has " +
+                         std::to_string(elementCount(shape)) + " elements but its base '" +
+                         buffer->viewOf->name + "' has only " + std::to_string(baseCount),
+                     "a view's extents must multiply to at most its base's element count");
+            double* data = base.data;
+            BufferSlot& slot = slotOf(buffer);
+            setShape(slot, shape);
+            slot.data = data;
+            slot.bound = true;
+            return;
+        }
         BufferSlot& slot = slotOf(buffer);
         if (isGlobal(buffer)) {
             if (slot.bound) // T.alloc_global workspaces persist across kernels and blocks

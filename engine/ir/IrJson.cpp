@@ -213,6 +213,10 @@ public:
         m_out.field("isOutput", b.isOutput);
         m_out.key("init");
         expr(b.initValue ? *b.initValue : nullptr);
+        if (b.viewOf) {
+            m_out.field("viewOf", b.viewOf->name);
+            m_out.field("viewOfId", b.viewOf->id);
+        }
         if (!b.arriveCounts.empty()) {
             m_out.key("arriveCounts").beginArray();
             for (int64_t c : b.arriveCounts)

@@ -121,14 +121,17 @@ std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root) {
         }
     });
     written.erase(nullptr);
-    return written;
+    std::set<const ir::Buffer*> owners; // a write through a view writes its base
+    for (const ir::Buffer* b : written)
+        owners.insert(ir::storageOf(b));
+    return owners;
 }
 
 void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<const Buffer*>& reads,
                    std::set<const Buffer*>& writes) {
     auto add = [&](std::set<const Buffer*>& set, const Buffer* b) {
         if (b && (!scope || b->scope == *scope))
-            set.insert(b);
+            set.insert(storageOf(b)); // an access through a view is one of its base
     };
     auto exprReads = [&](const ExprPtr& e) {
         forEachExprNode(e, [&](const Expr& n) {

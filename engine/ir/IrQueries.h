@@ -41,7 +41,8 @@ void forEachBufferOf(const ir::Stmt& s, const std::function<void(const ir::Buffe
 // A T.copy from global to shared memory (what pipelines, cp.async and TMA move).
 bool isGlobalToSharedCopy(const ir::Stmt& s);
 
-// The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results).
+// The buffers `root` writes (stores, copy and fill destinations, atomics, reduction and gemm results); a
+// write through a view counts as one of its base.
 std::set<const ir::Buffer*> writtenBuffers(const ir::Stmt& root);
 
 // The parameters a program produces, one flag per parameter: the marked outputs (out_idx, T.empty); with
@@ -51,7 +52,7 @@ std::vector<bool> producedParams(const ir::PrimFunc& func);
 
 // The buffers of `scope` (every scope when nullopt) that `root` reads and writes: loads in any expression,
 // copy/atomic sources and destinations, stores, fills, reduction sources and results, gemm operands (A and
-// B read; C, a fragment, is not counted).
+// B read; C, a fragment, is not counted). An access through a view counts as one of its base.
 void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<const Buffer*>& reads,
                    std::set<const Buffer*>& writes);
 // bufferEffects of shared memory.

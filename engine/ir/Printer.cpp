@@ -226,7 +226,9 @@ void Listing::stmt(const StmtPtr& sp, int indent) {
         for (const Buffer* buffer : s.allocations) {
             if (!buffer)
                 continue;
-            std::string alloc = "alloc " + buffer->name + ": " + printBufferType(*buffer);
+            std::string alloc = (buffer->viewOf ? "view " : "alloc ") + buffer->name + ": " +
+                                printBufferType(*buffer) +
+                                (buffer->viewOf ? " of " + buffer->viewOf->name : std::string());
             if (buffer->initValue && *buffer->initValue)
                 alloc += " = " + printExpr(*buffer->initValue);
             if (!buffer->arriveCounts.empty()) {

@@ -24,6 +24,10 @@ const char* scopeName(MemoryScope scope) {
     return "?";
 }
 
+const Buffer* storageOf(const Buffer* buffer) {
+    return buffer && buffer->viewOf ? buffer->viewOf : buffer;
+}
+
 const char* barrierOpName(BarrierOp op) {
     switch (op) {
     case BarrierOp::WaitParity:

@@ -26,6 +26,10 @@ enum class MemoryScope {
 
 const char* scopeName(MemoryScope scope); // "global", ..., "local.var", "shared.barrier"
 
+struct Buffer;
+// The buffer that owns `buffer`'s storage: its base for a view, itself otherwise.
+const Buffer* storageOf(const Buffer* buffer);
+
 // Buffers are owned by the Module and referred to by pointer.
 struct Buffer {
     std::string name;
@@ -38,6 +42,10 @@ struct Buffer {
     bool isOutput = false;             // named by out_idx or returned (T.empty)
     std::optional<ExprPtr> initValue;  // T.alloc_var(dtype, init=...)
     std::vector<int64_t> arriveCounts; // Barrier: the threads that arrive on each mbarrier per phase
+    // A view (T.Tensor(shape, dtype, base.data)): this buffer's shape over the storage of `viewOf`, a global
+    // buffer that is not itself a view, read in row-major order from its first element (a reshape of the
+    // same contiguous memory). Views are global, are declared in a kernel's allocations and own no storage.
+    const Buffer* viewOf = nullptr;
 
     size_t rank() const { return shape.size(); }
     // The extent of dimension i when it is a compile-time constant.

@@ -80,6 +80,19 @@ private:
         }
     }
 
+    // A view is a global buffer over a global base that is not a view itself and not a parameter.
+    void checkView(const Buffer& view) {
+        const Buffer* base = view.viewOf;
+        if (view.scope != MemoryScope::Global || base->scope != MemoryScope::Global)
+            fail(view.range, "view '" + view.name + "' (" + scopeName(view.scope) + ") of '" + base->name +
+                                 "' (" + scopeName(base->scope) +
+                                 ") is not a global view of a global buffer");
+        if (base->viewOf)
+            fail(view.range, "view '" + view.name + "' has view '" + base->name + "' as its base");
+        if (view.paramIndex >= 0 || view.isOutput)
+            fail(view.range, "view '" + view.name + "' is marked as a parameter or an output");
+    }
+
     bool isBound(const Var* v) const {
         switch (v->kind) {
         case VarKind::DynamicDim:
@@ -111,6 +124,10 @@ private:
     }
 
     void useBuffer(const Buffer* b, SourceRange range) {
+        if (b->viewOf && !m_allocated.count(b)) {
+            fail(range, "view '" + b->name + "' is used outside the kernel that declares it");
+            return;
+        }
         if (b->scope == MemoryScope::Global)
             return;
         if (!m_kernel) {
@@ -352,6 +369,8 @@ private:
             checkShape(*b);
             if (b->initValue && *b->initValue)
                 checkExpr(*b->initValue, b->range);
+            if (b->viewOf)
+                checkView(*b);
         }
         std::vector<const Var*> bound;
         for (const Var* v : s.blockVars) {

@@ -13,6 +13,8 @@
 //   - Binary operands (and Select branches) have the same dtype;
 //   - a kernel's allocations list every non-global buffer used inside it, each once;
 //   - a grid barrier (GridSync) lies inside a kernel;
+//   - a view (Buffer::viewOf) is a global buffer, neither a parameter nor an output, over a global base
+//     that is not itself a view, used only inside the kernel whose allocations declare it;
 //   - prim_func parameters are global buffers whose paramIndex is their position.
 #pragma once
 

@@ -229,7 +229,7 @@ bool lowerProgram(CompiledProgram& program, llvm::LLVMContext& context, llvm::Mo
         lowering.globals = func.params;
         for (const ir::Stmt* kernel : kernelStmts)
             for (const ir::Buffer* buffer : kernel->allocations)
-                if (buffer->scope == ir::MemoryScope::Global &&
+                if (buffer->scope == ir::MemoryScope::Global && !buffer->viewOf &&
                     std::find(lowering.globals.begin(), lowering.globals.end(), buffer) ==
                         lowering.globals.end())
                     lowering.globals.push_back(buffer);

@@ -230,6 +230,13 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, const std::string& suff
     int64_t stackBytes = 0;
     std::vector<const ir::Buffer*> fresh;
     for (const ir::Buffer* buffer : kernel.allocations) {
+        if (buffer->viewOf) { // its own shape over its base's storage
+            if (shapeOf(buffer).count > shapeOf(buffer->viewOf).count)
+                throw Unsupported{"view '" + buffer->name +
+                                  "' is larger than its base"}; // the interpreter reports it
+            m_bases[static_cast<size_t>(buffer->id)] = m_bases[static_cast<size_t>(buffer->viewOf->id)];
+            continue;
+        }
         if (buffer->scope == ir::MemoryScope::Global)
             continue; // a workspace: one of the kernel's arguments
         const BufferShape& shape = shapeOf(buffer);

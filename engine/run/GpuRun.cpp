@@ -509,8 +509,8 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
             if (p.kind != codegen::KernelParamKind::TensorMap)
                 continue;
             std::string why;
-            std::optional<gpu::TensorMapSpec> spec =
-                tensorMapSpecOf(p, out.bufferNames[size_t(p.buffer->paramIndex)], out.dims, why);
+            std::optional<gpu::TensorMapSpec> spec = tensorMapSpecOf(
+                p, out.bufferNames[size_t(ir::storageOf(p.buffer)->paramIndex)], out.dims, why);
             if (!spec)
                 return finish(GpuRunStage::Launch, why);
             std::string name = id + "_" + p.name;

@@ -74,6 +74,16 @@ std::vector<const ir::Buffer*> kernelBuffers(const KernelPlan& k) {
     return out;
 }
 
+// The views (T.Tensor(shape, dtype, buf.data)) a kernel declares.
+std::vector<const ir::Buffer*> kernelViews(const KernelPlan& k) {
+    std::vector<const ir::Buffer*> out;
+    if (k.kernel)
+        for (const ir::Buffer* b : k.kernel->allocations)
+            if (b && b->viewOf)
+                out.push_back(b);
+    return out;
+}
+
 void writeBuffersJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOptions& o) {
     json.key("buffers").beginArray();
     for (const ir::Buffer* b : kernelBuffers(k)) {
@@ -347,6 +357,9 @@ std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
         const KernelPlan& k = plan.kernels[ki];
         out << kernelTitle(k, ki, o) << "\n";
+        for (const ir::Buffer* v : kernelViews(k))
+            out << "  view" << at(o, v->range) << " '" << v->name << "' " << ir::dtypeName(v->dtype)
+                << shapeText(*v) << " of '" << v->viewOf->name << "'\n";
         for (const GemmPlan& g : k.gemms) {
             out << "  gemm" << at(o, g.gemm->range) << ": " << g.instruction.name;
             if (g.grid.instruction == GemmInstructionKind::Wgmma)
@@ -420,6 +433,17 @@ void writePlanJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOpti
         json.beginObject();
         writeKernelHeader(json, k, ki, o);
         writeBuffersJson(json, k, o);
+        json.key("views").beginArray();
+        for (const ir::Buffer* v : kernelViews(k)) {
+            json.beginObject();
+            lineField(json, o, v->range);
+            json.field("name", v->name)
+                .field("viewOf", v->viewOf->name)
+                .field("dtype", ir::dtypeName(v->dtype));
+            json.field("shape", shapeText(*v));
+            json.endObject();
+        }
+        json.endArray();
         json.key("gemms").beginArray();
         for (const GemmPlan& g : k.gemms) {
             json.beginObject();

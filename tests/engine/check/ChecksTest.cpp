@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::check {
@@ -214,6 +215,50 @@ TEST(Checks, ConstantIndexOutOfRange) {
     d = only(runChecks(*r.module), "index-out-of-range");
     EXPECT_EQ(d.message, "region [16, 48) of dimension 1 of A_shared exceeds its extent 32");
     EXPECT_EQ(d.notes.size(), 1u);
+}
+
+TEST(Checks, AGlobalCopyTilePastTheTensorIsAWarning) {
+    // The copy guards its global side, so a tile wider than the tensor reads zeros there: legal, wasteful.
+    GemmProgram p;
+    p.C->shape = {c(1024), c(96)};
+    Diagnostic d = only(runChecks(*p.module), "copy-past-extent");
+    EXPECT_EQ(d.severity, Severity::Warning);
+    EXPECT_TRUE(contains(d.message, "region extent 128 of dimension 1 of C exceeds its extent 96"))
+        << d.message;
+    // A shared tile has no guard: past its end is an error, as before.
+    GemmProgram q;
+    q.copyA->dst = region(q.aShared, {c(0), c(16)}, {c(128), c(32)});
+    EXPECT_EQ(only(runChecks(*q.module), "index-out-of-range").severity, Severity::Error);
+}
+
+// A view of C, flattened to rows of 64, declared in the kernel.
+Buffer* viewOfC(GemmProgram& p, std::vector<ExprPtr> shape, DType dtype = DType::Float16) {
+    Buffer* view =
+        p.module->newBuffer("C_flat", MemoryScope::Global, dtype, std::move(shape), p.src.line(18));
+    view->viewOf = p.C;
+    p.kernel->allocations.push_back(view);
+    return view;
+}
+
+TEST(Checks, AViewFitsItsBaseAndSharesItsDtype) {
+    GemmProgram ok;
+    viewOfC(ok, {c(1024 * 1024 / 64), c(64)});
+    EXPECT_TRUE(runChecks(*ok.module).empty());
+
+    GemmProgram larger;
+    viewOfC(larger, {c(1024 * 1024 / 64 + 1), c(64)});
+    Diagnostic d = only(runChecks(*larger.module), "view-exceeds-base");
+    EXPECT_EQ(d.message,
+              "view 'C_flat' [16385, 64] has 1048640 elements but its base 'C' [1024, 1024] has only "
+              "1048576");
+    ASSERT_EQ(d.notes.size(), 2u);
+    EXPECT_TRUE(contains(d.notes[0].message, "'C_flat' is declared here as a view of 'C'"))
+        << d.notes[0].message;
+
+    GemmProgram retyped;
+    viewOfC(retyped, {c(1024 * 1024 / 64), c(64)}, DType::BFloat16);
+    d = only(runChecks(*retyped.module), "view-dtype-mismatch");
+    EXPECT_TRUE(contains(d.message, "view 'C_flat' is bfloat16 but its base 'C' is float16")) << d.message;
 }
 
 TEST(Checks, Threads) {

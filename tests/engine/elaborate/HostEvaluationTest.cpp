@@ -104,6 +104,37 @@ TEST(HostEvaluation, HelperFunctionsAndKeywordUnpacking) {
     EXPECT_EQ(paramText(*e, "threads"), "256");
 }
 
+TEST(HostEvaluation, DevicePropertiesAreTheTargets) {
+    // convolution/example_convolution_autotune.py's check_hopper() and get_heuristic_config(), in short.
+    const std::string text =
+        std::string(kKernel) +
+        "def check_hopper():\n"
+        "    if not torch.cuda.is_available():\n"
+        "        return None\n"
+        "    props = torch.cuda.get_device_properties(0)\n"
+        "    return (props.major, props.minor) == (9, 0)\n"
+        "\n"
+        "def config():\n"
+        "    device = torch.cuda.current_device()\n"
+        "    sm_major, sm_minor = torch.cuda.get_device_capability(device)\n"
+        "    props = torch.cuda.get_device_properties(device)\n"
+        "    return {\"block_M\": 16 * (sm_major * 10 + sm_minor - 70) + (1 if check_hopper() else 0)\n"
+        "                       + props.multi_processor_count,\n"
+        "            \"threads\": props.warp_size * 4}\n"
+        "\n"
+        "kernel = scale.compile(M=4096, N=64, **config())\n";
+    for (const Target* target : {&targetSm90a(), &targetSm80()}) {
+        ElaborateOptions options;
+        options.target = target;
+        auto e = elaborateText(text, options);
+        ASSERT_TRUE(e->module) << e->report();
+        const bool hopper = target->smVersion == 90;
+        // 16 * (capability - 70) + is_hopper + SM count.
+        EXPECT_EQ(paramText(*e, "block_M"), hopper ? "453" : "268") << target->name;
+        EXPECT_EQ(paramText(*e, "threads"), "128") << target->name;
+    }
+}
+
 TEST(HostEvaluation, AutotuneTakesTheFirstConfig) {
     std::string text = std::string(kKernel);
     text.replace(text.find("@tilelang.jit\n"), 14,

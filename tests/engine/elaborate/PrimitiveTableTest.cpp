@@ -16,7 +16,8 @@ namespace {
 std::vector<std::span<const PrimitiveRow>> tileFamilies() {
     return {loopAndKernelPrimitives(),   memoryPrimitives(), computePrimitives(),
             elementMathPrimitives(),     layoutPrimitives(), typePrimitives(),
-            synchronizationPrimitives(), scanPrimitives(),   asyncCopyPrimitives()};
+            synchronizationPrimitives(), scanPrimitives(),   asyncCopyPrimitives(),
+            im2colPrimitives()};
 }
 
 std::vector<std::span<const PrimitiveRow>> hostFamilies() {

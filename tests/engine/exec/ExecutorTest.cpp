@@ -517,6 +517,43 @@ TEST(Executor, DynamicDimsComeFromTheMap) {
     EXPECT_TRUE(hasCode(mismatch, "execution-param-mismatch"));
 }
 
+TEST(Executor, AViewAddressesItsBasesStorageWithItsOwnShape) {
+    // Out (4, 6) = 2 * A (3, 8), element by element in row-major order, through two views: A as 24 values,
+    // Out as 2 rows of 12 (the output is written only through its view).
+    Builder b;
+    Var* n = b.module.newVar("n", DType::Int32, ir::VarKind::DynamicDim);
+    Buffer* A = b.buffer("A", MemoryScope::Global, DType::Float32, {3, 8});
+    Buffer* Out = b.buffer("Out", MemoryScope::Global, DType::Float32, {4, 6});
+    Out->isOutput = true;
+    Buffer* aFlat = b.module.newBuffer("a_flat", MemoryScope::Global, DType::Float32, {Builder::ref(n)});
+    aFlat->viewOf = A;
+    Buffer* outRows = b.buffer("out_rows", MemoryScope::Global, DType::Float32, {2, 12});
+    outRows->viewOf = Out;
+    Var* bx = b.blockVar("bx");
+    Var* i = b.loopVar("i");
+    auto body = Builder::loop(i, 24, LoopKind::Parallel,
+                              Builder::store(outRows,
+                                             {Builder::bin(BinaryOp::FloorDiv, b.ref(i), b.c(12)),
+                                              Builder::bin(BinaryOp::FloorMod, b.ref(i), b.c(12))},
+                                             Builder::bin(BinaryOp::Mul, ir::makeLoad(aFlat, {b.ref(i)}),
+                                                          ir::makeFloat(2, DType::Float32))));
+    ir::PrimFunc& f = b.func({A, Out}, Builder::kernel({b.c(1)}, {bx}, {aFlat, outRows}, body));
+    f.dynamicDims = {n};
+
+    DiagnosticEngine diags;
+    auto params = allocateParams(f, {{"n", 24}}, 3, diags);
+    ASSERT_EQ(params.size(), 2u);
+    ASSERT_TRUE(executePrimFunc(b.module, f, params, {{"n", 24}}, diags)) << diags.diagnostics()[0].message;
+    for (size_t k = 0; k < 24; ++k)
+        EXPECT_EQ(params[1].data[k], params[0].data[k] * 2) << k;
+
+    // A view longer than its base, with a size known only at run time, is an error, not a wild read.
+    DiagnosticEngine tooLong;
+    auto again = allocateParams(f, {{"n", 25}}, 3, tooLong);
+    EXPECT_FALSE(executePrimFunc(b.module, f, again, {{"n", 25}}, tooLong));
+    EXPECT_TRUE(hasCode(tooLong, "view-exceeds-base"));
+}
+
 TEST(Executor, CopyPairsNonUnitDimsAndAtomicAddAccumulates) {
     // Each block copies row `bx` of A (a [1, 16] region) into a 1-D shared tile, then atomically adds it
     // into a [16] sum in fp16, and adds the scalar 1 to a counter.

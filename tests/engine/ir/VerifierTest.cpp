@@ -131,6 +131,37 @@ TEST(Verifier, MissingAllocation) {
         << out;
 }
 
+TEST(Verifier, ViewsAreGlobalOverAGlobalBaseAndDeclaredWhereUsed) {
+    GemmProgram p;
+    Buffer* flat = p.module->newBuffer("C_flat", MemoryScope::Global, DType::Float16, {c(1024 * 1024)});
+    flat->viewOf = p.C;
+    p.kernel->allocations.push_back(flat);
+    p.copyC->dst = region(flat, {mul(v(p.by), c(128))}, {c(128)});
+    EXPECT_EQ(verify(*p.module, true), "");
+
+    // A view of a view, a view of shared memory, a view used by a kernel that does not declare it.
+    Buffer* again = p.module->newBuffer("again", MemoryScope::Global, DType::Float16, {c(16)});
+    again->viewOf = flat;
+    Buffer* onShared = p.module->newBuffer("on_shared", MemoryScope::Global, DType::Float16, {c(16)});
+    onShared->viewOf = p.aShared;
+    p.kernel->allocations.push_back(again);
+    p.kernel->allocations.push_back(onShared);
+    std::string out = verify(*p.module, false);
+    EXPECT_NE(out.find("view 'again' has view 'C_flat' as its base"), std::string::npos) << out;
+    EXPECT_NE(
+        out.find("view 'on_shared' (global) of 'A_shared' (shared) is not a global view of a global buffer"),
+        std::string::npos)
+        << out;
+
+    GemmProgram q;
+    Buffer* undeclared = q.module->newBuffer("C_flat", MemoryScope::Global, DType::Float16, {c(1024 * 1024)});
+    undeclared->viewOf = q.C;
+    q.copyC->dst = region(undeclared, {mul(v(q.by), c(128))}, {c(128)});
+    out = verify(*q.module, false);
+    EXPECT_NE(out.find("view 'C_flat' is used outside the kernel that declares it"), std::string::npos)
+        << out;
+}
+
 TEST(Verifier, DuplicateAllocationAndBadParams) {
     GemmProgram p;
     p.kernel->allocations.push_back(p.aShared);

@@ -73,7 +73,8 @@ PlannedProgram planCase(const Case& c) {
 }
 
 // Programs of TileLang's example corpus: the hand-warp-specialized GEMMs (T.ws, T.alloc_barrier, T.tma_copy,
-// the mbarrier protocol) at a block-multiple and a ragged shape, and the scan.
+// the mbarrier protocol) at a block-multiple and a ragged shape, the scan, the float8 cast and the
+// convolution.
 std::vector<Case> corpusCases() {
     std::vector<Case> out;
     for (const char* name :
@@ -130,6 +131,19 @@ std::vector<Case> corpusCases() {
     out.push_back(intrinsics);
     intrinsics.params = {{"M", "384"}, {"N", "256"}, {"K", "256"}};
     out.push_back(intrinsics);
+    // The im2col convolution (T.im2col, views of the filter and the output): a small shape with ragged tiles
+    // in the host code's sm_90a configuration (a filter tile wider than the filter), and stride 2, dilation
+    // 2, no padding in small blocks.
+    Case conv;
+    conv.file = "convolution/example_convolution_autotune.py";
+    conv.corpus = true;
+    conv.params = {{"N", "2"}, {"C", "64"}, {"H", "10"}, {"W", "10"}, {"F", "96"}, {"K", "3"}};
+    out.push_back(conv);
+    conv.params = {{"N", "3"},          {"C", "32"},          {"H", "10"},       {"W", "9"},
+                   {"F", "64"},         {"K", "3"},           {"S", "2"},        {"D", "2"},
+                   {"P", "0"},          {"block_M", "64"},    {"block_N", "64"}, {"block_K", "32"},
+                   {"num_stages", "2"}, {"thread_num", "128"}};
+    out.push_back(conv);
     return out;
 }
 
@@ -144,6 +158,8 @@ std::vector<Case> portableCases() {
          {{"M", "192"}, {"N", "160"}, {"K", "96"}, {"trans_A", "True"}, {"trans_B", "False"}}},
         {"04_softmax.py", {{"M", "64"}, {"N", "1024"}}},
         {"04_softmax.py", {{"M", "30"}, {"N", "700"}}},
+        // One chunk wider than the rows (a copy past the tensor's extent, reading zeros, masked to -inf).
+        {"04_softmax.py", {{"M", "30"}, {"N", "300"}}},
         {"05_rmsnorm_silu.py", {{"M", "64"}, {"C", "256"}}},
         {"05_rmsnorm_silu.py", {{"M", "61"}, {"C", "320"}}},
         {"06_flash_attention.py", {{"batch", "1"}, {"heads", "2"}, {"seq_len", "128"}, {"dim", "64"}}},

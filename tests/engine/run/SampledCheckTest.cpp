@@ -4,6 +4,7 @@
 
 #include "CodegenTestSupport.h"
 #include "engine/exec/Executor.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/jit/ProgramExecution.h"
 
 #include <algorithm>
@@ -104,6 +105,26 @@ TEST(SampledCheck, AKernelWithAGridBarrierIsCheckedWhole) {
         EXPECT_EQ(s.blocks, 0) << requested;
         EXPECT_NE(s.whyNot.find("grid barrier (T.sync_grid)"), std::string::npos) << s.whyNot;
     }
+}
+
+TEST(SampledCheck, AnOutputReadThroughAViewIsCheckedWhole) {
+    // C[b] = C viewed flat [b - 1] + A[b]: each block reads what another block wrote, through a view of C.
+    const std::string program = "import tilelang.language as T\n"
+                                "\n"
+                                "@T.prim_func\n"
+                                "def chained(A: T.Tensor((2048, 128), \"float32\"), C: T.Tensor((2048, 128), "
+                                "\"float32\")):\n"
+                                "    with T.Kernel(2048, threads=128) as bx:\n"
+                                "        c_flat = T.Tensor((262144,), \"float32\", C.data)\n"
+                                "        for i in T.Parallel(128):\n"
+                                "            C[bx, i] = c_flat[T.max(bx * 128 + i - 128, 0)] + A[bx, i]\n";
+    PlannedProgram p = planProgram("chained.py", program);
+    ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+    const ir::PrimFunc& f = p.result->module->funcs.at(0);
+    EXPECT_EQ(ir::producedParams(f), (std::vector<bool>{false, true}));
+    run::OracleSample s = run::chooseOracleSample(*p.result->module, f, {}, -1);
+    EXPECT_EQ(s.blocks, 0);
+    EXPECT_EQ(s.whyNot, "it reads its output 'C'");
 }
 
 } // namespace
