@@ -11,8 +11,10 @@
 //   - a region has one min and one extent per buffer dimension; Store and BufferLoad have one index per
 //     dimension; the required fields of each node are set (no null buffers, exprs or bodies);
 //   - Binary operands (and Select branches) have the same dtype;
-//   - a kernel's allocations list every non-global buffer used inside it, each once;
-//   - prim_func parameters are global buffers whose paramIndex is their position.
+//   - a kernel's allocations list every non-global buffer used inside it, each once, and no global one;
+//   - prim_func parameters are global buffers whose paramIndex is their position;
+//   - workspaces are global buffers that are not parameters (paramIndex -1), each listed once, and every
+//     global buffer used is a parameter or a workspace of its prim_func.
 #pragma once
 
 #include "engine/ir/Module.h"

@@ -213,8 +213,6 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, int index, bool& sequen
     int64_t stackBytes = 0;
     std::vector<const ir::Buffer*> fresh;
     for (const ir::Buffer* buffer : kernel.allocations) {
-        if (buffer->scope == ir::MemoryScope::Global)
-            continue; // a workspace: one of the kernel's arguments
         const BufferShape& shape = shapeOf(buffer);
         stackBytes += shape.count * 8;
         if (stackBytes > kMaxStackBytes)

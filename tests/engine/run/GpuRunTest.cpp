@@ -104,6 +104,20 @@ std::vector<Case> corpusCases() {
     out.push_back(cast);
     cast.params = {{"M", "300"}, {"N", "640"}, {"M_max", "200"}, {"BG", "3"}};
     out.push_back(cast);
+    // Flash decoding: a split kernel writes T.alloc_global workspaces (glse, Output_partial) that a combine
+    // kernel reads, which also copies between fragments of different shapes; small, ragged in seqlen_q (the
+    // copies' bound guards on the workspaces too), and at the program's own shape.
+    Case decode;
+    decode.file = "flash_decoding/example_mha_inference.py";
+    decode.corpus = true;
+    decode.params = {
+        {"batch", "1"}, {"heads", "2"}, {"seqlen_q", "128"}, {"seqlen_kv", "1024"}, {"dim", "64"}};
+    out.push_back(decode);
+    decode.params = {
+        {"batch", "2"}, {"heads", "3"}, {"seqlen_q", "200"}, {"seqlen_kv", "512"}, {"dim", "128"}};
+    out.push_back(decode);
+    decode.params = {};
+    out.push_back(decode);
     return out;
 }
 
@@ -137,6 +151,9 @@ std::vector<Case> portableCases() {
         {"fuzz_bfloat16_fragment.py", {}, true, Backend::Portable, 12000607},
         {"fuzz_float16_literal.py", {}, true, Backend::Portable, 9001026},
         {"fuzz_wgmma_mn_major_panel.py", {}, true, Backend::Portable, 3024},
+        // A T.alloc_global workspace between a split and a combine kernel, at a block multiple and ragged.
+        {"split_combine_workspace.py", {}, true},
+        {"split_combine_workspace.py", {{"M", "200"}, {"N", "384"}, {"parts", "3"}}, true},
     };
 }
 
