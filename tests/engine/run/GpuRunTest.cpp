@@ -251,6 +251,35 @@ TEST(GpuRunCases, EveryCaseGeneratesCode) {
     }
 }
 
+// The GPU run's side of T.alloc_global workspaces, on the fake runner (no GPU): one zeroed runner buffer per
+// workspace after the parameters' buffers, passed to every kernel's launch after the tensors.
+TEST(GpuRunCases, WorkspacesAreRunnerBuffersPassedToEveryLaunch) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    PlannedProgram p = planTestProgram("split_combine_workspace.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    gpu::RunnerOptions fake;
+    fake.executable = runnerPath();
+    fake.arguments = {"--fake"};
+    gpu::RunnerClient client(fake);
+    std::string why;
+    ASSERT_TRUE(client.start(&why)) << why;
+    run::GpuLaunchOptions options;
+    options.prefix = "ws_";
+    options.arch = "sm_90a";
+    run::GpuLaunchSetup setup = run::setUpForLaunches(*p.result, client, options);
+    ASSERT_TRUE(setup.ok) << setup.message;
+    EXPECT_EQ(setup.bufferNames, (std::vector<std::string>{"ws_p0", "ws_p1", "ws_w0"}));
+    EXPECT_EQ(setup.paramBytes.size(), 2u);
+    ASSERT_EQ(setup.launchFields.size(), 2u);
+    for (const std::string& launch : setup.launchFields)
+        EXPECT_NE(launch.find(" args=buf:ws_p0,buf:ws_p1,buf:ws_w0"), std::string::npos) << launch;
+    // The workspace is a real buffer of the runner: 4 parts x 256 rows of float16.
+    std::vector<char> bytes;
+    ASSERT_TRUE(client.readBuffer("ws_w0", bytes).ok());
+    EXPECT_EQ(bytes.size(), 4u * 256u * 2u);
+}
+
 // The follow-up of a quick-compile Run: the kernels compiled at full optimization with the options
 // setUpForLaunches uses, so that the compile cache hands the next Bench this very compile.
 TEST(GpuRunCases, FullOptimizationCompileIsTheOneALaunchSetupUses) {
