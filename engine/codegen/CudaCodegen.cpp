@@ -76,9 +76,10 @@ bool usesProgramCpAsync(const ir::Module& module, const ir::PrimFunc& func) {
 // Whether a function's tensors, allocations or casts use a float8 type (its kernels then need the float8
 // part of the device header).
 bool usesFloat8(const ir::Module& module, const ir::PrimFunc& func) {
-    for (const ir::Buffer* b : func.params)
-        if (ir::isFloat8(b->dtype))
-            return true;
+    for (const std::vector<const ir::Buffer*>* tensors : {&func.params, &func.workspaces})
+        for (const ir::Buffer* b : *tensors)
+            if (ir::isFloat8(b->dtype))
+                return true;
     bool found = false;
     for (const ir::KernelRef& k : ir::kernelsOf(module)) {
         if (k.func != &func)

@@ -52,7 +52,7 @@ enum class KernelParamKind { Tensor, DynamicDim, TensorMap };
 struct KernelParam {
     KernelParamKind kind = KernelParamKind::Tensor;
     std::string name;                         // C name in the signature
-    const ir::Buffer* buffer = nullptr;       // Tensor; TensorMap: the global tensor the map addresses
+    const ir::Buffer* buffer = nullptr;       // Tensor (a parameter or a workspace); TensorMap: its tensor
     const ir::Var* var = nullptr;             // DynamicDim
     const layout::TmaCopyPlan* tma = nullptr; // TensorMap: the box and swizzle (the plan's)
     std::string cType;                        // "half_t*", "int", "tb_tensormap"
@@ -72,7 +72,7 @@ struct GeneratedKernel {
     std::string name;                 // the extern "C" name
     const ir::Stmt* kernel = nullptr; // the Kernel statement
     KernelLaunch launch;
-    std::vector<KernelParam> params; // tensors in PrimFunc order, then dynamic dims
+    std::vector<KernelParam> params; // tensors in PrimFunc order, then workspaces, then dynamic dims
     int firstLine = 0, lastLine = 0; // its lines in the source
 };
 

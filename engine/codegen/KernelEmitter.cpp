@@ -434,9 +434,12 @@ std::string KernelEmitter::vectorStore(const std::string& vecType, const std::st
 }
 
 void KernelEmitter::emitPrologue(GeneratedKernel& out) {
-    // Parameters: tensors in order, then dynamic dims.
+    // Parameters: tensors in order, then the function's T.alloc_global workspaces (every kernel takes all
+    // of them: the run allocates them once and passes the same arguments to each launch), then dynamic dims.
     std::string sig;
-    for (const Buffer* b : m_func.params) {
+    std::vector<const Buffer*> tensors = m_func.params;
+    tensors.insert(tensors.end(), m_func.workspaces.begin(), m_func.workspaces.end());
+    for (const Buffer* b : tensors) {
         KernelParam p;
         p.kind = KernelParamKind::Tensor;
         p.buffer = b;
@@ -556,12 +559,8 @@ void KernelEmitter::emitPrologue(GeneratedKernel& out) {
                 line(std::string(cudaStorageType(b->dtype)) + "* " + nameOf(b) + " = " + nameOf(b->viewOf) +
                          "; // view of '" + b->viewOf->name + "' as " + ir::printBufferType(*b),
                      b->range);
-                break;
             }
-            error("codegen-global-workspace", b->range,
-                  "T.alloc_global workspace '" + b->name + "' is not supported by the CUDA backend yet",
-                  "pass the workspace as a kernel parameter");
-            break;
+            break; // workspaces are never in a kernel (the verifier's invariant): they are parameters
         }
     }
     declareBarriers();

@@ -312,6 +312,7 @@ std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<Fun
         execBlock(fn->def->body);
     m_env = saved;
     pf.body = ir::makeSeq(std::move(m_trace->emit.front()), fn->range);
+    std::vector<const ir::Buffer*> workspaces = std::move(m_trace->workspaces);
     m_trace.reset();
     if (outIdx && outIdx->kind != ValueKind::None) {
         std::vector<Value> indices = outIdx->isSequence() ? *outIdx->items : std::vector<Value>{*outIdx};
@@ -341,6 +342,7 @@ std::optional<ir::PrimFunc> Interpreter::tracePrimFunc(const std::shared_ptr<Fun
     }
     pf.dynamicDims = m_dynamicDims;
     pf.dynamicDims.insert(pf.dynamicDims.end(), scalarParams.begin(), scalarParams.end());
+    pf.workspaces = std::move(workspaces);
     if (!ok)
         return std::nullopt;
     return pf;
@@ -371,6 +373,7 @@ std::optional<ir::PrimFunc> Interpreter::traceEager(const std::shared_ptr<Functi
         pf.params.push_back(buffer);
     }
     pf.dynamicDims = m_dynamicDims;
+    pf.workspaces = std::move(m_trace->workspaces);
     m_trace.reset();
     return pf;
 }

@@ -86,6 +86,7 @@ struct KernelFrame {
 struct TraceState {
     std::vector<std::vector<ir::StmtPtr>> emit;
     std::vector<KernelFrame> kernels;
+    std::vector<const ir::Buffer*> workspaces; // T.alloc_global, in or outside a kernel: PrimFunc::workspaces
     std::set<std::string> usedNames;
     // Eager mode: tensors declared by annotations and T.empty outputs.
     bool eager = false;

@@ -82,7 +82,11 @@ Value Interpreter::allocate(ir::MemoryScope scope, const Value& shape, const Val
     if (!dims || !t)
         return Value::poison();
     ir::Buffer* b = m_out.newBuffer(uniqueName(name), scope, *t, *dims, range);
-    m_trace->kernels.back().allocations.push_back(b);
+    // Global memory outlives the kernel that allocates it: a workspace of the whole prim_func.
+    if (scope == ir::MemoryScope::Global)
+        m_trace->workspaces.push_back(b);
+    else
+        m_trace->kernels.back().allocations.push_back(b);
     return Value::bufferOf(b);
 }
 

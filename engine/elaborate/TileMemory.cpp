@@ -12,6 +12,56 @@
 
 namespace tb::elab {
 
+namespace {
+
+// A copy between regions of fragments of different shapes (`T.copy(lse_local[k, :], lse_local_split)`) is
+// what TileLang lowers every fragment copy to: an element-wise T.Parallel loop over the region's non-unit
+// dims (one loop of extent 1 when there are none), each element cast to the destination's dtype. Layout
+// inference then plans it like the loop the program could have written. (A copy between fragments of one
+// shape stays a Copy node, whose plan is the same.)
+void emitFragmentCopyLoop(Interpreter& in, const Operand& src, const Operand& dst, SourceRange range) {
+    std::vector<ir::ExprPtr> extents = nonUnit(src.extents);
+    if (extents.empty())
+        extents.push_back(ir::makeInt(1, ir::DType::Int32, range));
+    std::vector<const ir::Var*> vars;
+    for (size_t k = 0; k < extents.size(); ++k)
+        vars.push_back(in.m_out.newVar(in.uniqueName(std::string(1, char('i' + k % 18))), ir::DType::Int32,
+                                       ir::VarKind::LoopVar, range));
+    // Each side's indices: its start, plus the next loop var along a non-unit dim.
+    auto indicesOf = [&](const Operand& side) {
+        std::vector<ir::ExprPtr> indices;
+        size_t next = 0;
+        for (size_t d = 0; d < side.mins.size(); ++d) {
+            if (ir::constantInt(side.extents[d]) == 1 || next >= vars.size()) {
+                indices.push_back(side.mins[d]);
+                continue;
+            }
+            ir::ExprPtr var = ir::makeVarRef(vars[next++], range);
+            indices.push_back(ir::constantInt(side.mins[d]) == 0
+                                  ? var
+                                  : ir::makeBinary(ir::BinaryOp::Add, side.mins[d], var, range));
+        }
+        return indices;
+    };
+    auto store = ir::makeStmt(ir::StmtKind::Store, range);
+    store->buffer = dst.buffer;
+    store->indices = indicesOf(dst);
+    store->value = in.castTo(ir::makeLoad(src.buffer, indicesOf(src), range), dst.buffer->dtype);
+    ir::StmtPtr inner = store;
+    for (size_t k = vars.size(); k-- > 0;) {
+        auto loop = ir::makeStmt(ir::StmtKind::For, range);
+        loop->loopVar = vars[k];
+        loop->min = ir::makeInt(0, ir::DType::Int32, range);
+        loop->extent = extents[k];
+        loop->loopKind = ir::LoopKind::Parallel;
+        loop->body = ir::makeSeq({inner}, range);
+        inner = loop;
+    }
+    in.emit(inner);
+}
+
+} // namespace
+
 std::shared_ptr<ir::Stmt> buildCopy(Interpreter& in, const BoundArgs& b, SourceRange range,
                                     bool* storeEmitted) {
     *storeEmitted = false;
@@ -62,11 +112,8 @@ std::shared_ptr<ir::Stmt> buildCopy(Interpreter& in, const BoundArgs& b, SourceR
         for (size_t d = 0; same && d < src->buffer->rank(); ++d)
             same = !differ(src->buffer->shape[d], dst->buffer->shape[d]);
         if (!same) {
-            in.error("copy-fragment-shape", range,
-                     "T.copy between fragments of different shapes: '" + src->buffer->name + "' is " +
-                         shapeText(src->buffer->shape) + " but '" + dst->buffer->name + "' is " +
-                         shapeText(dst->buffer->shape),
-                     "fragments are distributed over the threads by shape; copy through a shared buffer");
+            emitFragmentCopyLoop(in, *src, *dst, range);
+            *storeEmitted = true;
             return nullptr;
         }
     }
@@ -112,8 +159,6 @@ Value allocation(Interpreter& in, PrimitiveCall& call) {
                                       : (std::string("T.") + op + "(shape, dtype, scope=None)").c_str(),
                  args, b))
         return Value::poison();
-    if (!in.requireKernel("T." + op, range))
-        return Value::poison();
     ir::MemoryScope scope = op == "alloc_shared"     ? ir::MemoryScope::Shared
                             : op == "alloc_fragment" ? ir::MemoryScope::Fragment
                             : op == "alloc_local"    ? ir::MemoryScope::Local
@@ -133,6 +178,10 @@ Value allocation(Interpreter& in, PrimitiveCall& call) {
         else
             return in.error("unsupported-construct", b.at(2), "memory scope '" + s + "' is not supported");
     }
+    // A global workspace may be allocated in the prim_func before its kernels (TileLang's split/combine
+    // programs); on-chip memory belongs to a kernel.
+    if (!(scope == ir::MemoryScope::Global && in.tracing()) && !in.requireKernel("T." + op, range))
+        return Value::poison();
     return in.allocate(scope, b[0], b[1], range, b.at(0));
 }
 

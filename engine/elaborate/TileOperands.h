@@ -31,8 +31,9 @@ bool regionInBounds(Interpreter& in, const Operand& op, const std::string& what)
 bool fillCorner(Interpreter& in, Operand& corner, const Operand& other, SourceRange range);
 
 // The Copy statement of T.copy / T.tma_copy from its bound (src, dst) arguments 0 and 1: regions resolved,
-// corners filled and checked. Null when it reported an error, or when both sides are single elements: then
-// it emitted a plain store and sets *storeEmitted.
+// corners filled and checked. Null when it reported an error, or when it emitted the copy's meaning itself
+// and set *storeEmitted: a plain store when both sides are single elements, an element-wise T.Parallel loop
+// between fragments of different shapes.
 std::shared_ptr<ir::Stmt> buildCopy(Interpreter& in, const BoundArgs& b, SourceRange range,
                                     bool* storeEmitted);
 // eviction_policy= (argument k) of a copy, when given; false after reporting a bad value.

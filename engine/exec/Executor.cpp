@@ -180,6 +180,18 @@ public:
         }
     }
 
+    // T.alloc_global workspaces: zero-filled once per run of the function, shared by all its kernels.
+    void allocateWorkspaces(const ir::PrimFunc& func) {
+        for (const Buffer* buffer : func.workspaces) {
+            BufferSlot& slot = slotOf(buffer);
+            std::vector<int64_t> shape = evalShape(buffer, buffer->range);
+            setShape(slot, shape);
+            slot.owned.assign(static_cast<size_t>(elementCount(shape)), 0.0);
+            slot.data = slot.owned.data();
+            slot.bound = true;
+        }
+    }
+
     void run(const Stmt* body) { exec(body); }
 
     int64_t steps() const { return m_steps; }
@@ -768,7 +780,7 @@ private:
         m_currentRange = saved;
     }
 
-    // Fresh storage for a buffer allocated in a kernel.
+    // Fresh storage for a buffer allocated in a kernel (on-chip: global workspaces belong to the function).
     void allocate(const Buffer* buffer, SourceRange range) {
         if (buffer->viewOf) { // its shape over the base's storage
             const BufferSlot& base = boundSlot(buffer->viewOf, buffer->range);
@@ -788,16 +800,6 @@ private:
             return;
         }
         BufferSlot& slot = slotOf(buffer);
-        if (isGlobal(buffer)) {
-            if (slot.bound) // T.alloc_global workspaces persist across kernels and blocks
-                return;
-            std::vector<int64_t> shape = evalShape(buffer, buffer->range);
-            setShape(slot, shape);
-            slot.owned.assign(static_cast<size_t>(elementCount(shape)), 0.0);
-            slot.data = slot.owned.data();
-            slot.bound = true;
-            return;
-        }
         std::vector<int64_t> shape = evalShape(buffer, buffer->range);
         setShape(slot, shape);
         double poison = uninitializedValue(buffer->dtype);
@@ -1634,6 +1636,7 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
             if (!dynamicDims.count(dim->name))
                 throw StopExecution{};
         interpreter.bindParams(func, params);
+        interpreter.allocateWorkspaces(func);
         interpreter.run(func.body.get());
     } catch (const StopExecution&) {
         ok = false;

@@ -501,6 +501,14 @@ public:
         for (const Var* v : f.dynamicDims)
             var(v);
         m_out.endArray();
+        m_out.key("workspaces").beginArray();
+        for (const Buffer* b : f.workspaces) {
+            if (b)
+                buffer(*b);
+            else
+                m_out.null();
+        }
+        m_out.endArray();
         std::vector<StmtPtr> top;
         if (f.body && f.body->kind == StmtKind::Seq)
             top = f.body->stmts;

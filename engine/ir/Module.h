@@ -18,6 +18,12 @@ struct PrimFunc {
     std::string name;
     std::vector<const Buffer*> params; // tensor parameters in order (scalar dynamic dims are in dynamicDims)
     std::vector<const Var*> dynamicDims;
+    // T.alloc_global workspaces, in allocation order, wherever the program wrote them (in the prim_func
+    // before its kernels, or inside one): global memory that lives for one run of the whole function,
+    // zero-filled at its start, shared by every kernel and block (a split kernel writes it, a combine
+    // kernel reads it). Not parameters: the executor and the GPU run allocate them; generated kernels take
+    // them after the tensors.
+    std::vector<const Buffer*> workspaces;
     StmtPtr body; // a Seq of Kernel statements
     SourceRange range;
     // @tilelang.jit(pass_configs={"tl.enable_fast_math": True}): approximate exp, division and square roots

@@ -424,6 +424,10 @@ std::vector<PrintedLine> printModuleLines(const Module& module, const SourceMana
             first = false;
         }
         listing.add(0, signature + ")" + (func.fastMath ? " /*fast_math*/" : "") + ":", func.range);
+        for (const Buffer* workspace : func.workspaces)
+            if (workspace)
+                listing.add(1, "workspace " + workspace->name + ": " + printBufferType(*workspace),
+                            workspace->range, nullptr, workspace);
         listing.stmt(func.body, 1);
     }
     return listing.take();

@@ -57,6 +57,18 @@ private:
                                    " but has paramIndex " + std::to_string(b->paramIndex));
             checkShape(*b);
         }
+        m_globals = {func.params.begin(), func.params.end()};
+        for (const Buffer* b : func.workspaces) {
+            if (!b) {
+                fail(func.range, "a workspace of '" + func.name + "' is null");
+                continue;
+            }
+            if (b->scope != MemoryScope::Global || b->paramIndex != -1)
+                fail(b->range, "workspace '" + b->name + "' must be a global buffer that is not a parameter");
+            if (!m_globals.insert(b).second)
+                fail(b->range, "workspace '" + b->name + "' is listed twice or is also a parameter");
+            checkShape(*b);
+        }
         for (const Var* v : func.dynamicDims) {
             if (!v)
                 fail(func.range, "a dynamic dim of '" + func.name + "' is null");
@@ -128,8 +140,12 @@ private:
             fail(range, "view '" + b->name + "' is used outside the kernel that declares it");
             return;
         }
-        if (b->scope == MemoryScope::Global)
+        if (b->scope == MemoryScope::Global) {
+            if (m_func && !b->viewOf && !m_globals.count(b))
+                fail(range, "global buffer '" + b->name + "' is neither a parameter nor a workspace of '" +
+                                m_func->name + "'");
             return;
+        }
         if (!m_kernel) {
             fail(range,
                  std::string(scopeName(b->scope)) + " buffer '" + b->name + "' is used outside any kernel");
@@ -366,6 +382,9 @@ private:
             }
             if (!m_allocated.insert(b).second)
                 fail(b->range, "buffer '" + b->name + "' is allocated twice in one kernel");
+            if (b->scope == MemoryScope::Global && !b->viewOf) // a view is declared where it is used
+                fail(b->range,
+                     "global buffer '" + b->name + "' is allocated in a kernel, not as a workspace");
             checkShape(*b);
             if (b->initValue && *b->initValue)
                 checkExpr(*b->initValue, b->range);
@@ -439,6 +458,7 @@ private:
     const PrimFunc* m_func = nullptr;
     const Stmt* m_kernel = nullptr;
     std::set<const Buffer*> m_allocated;
+    std::set<const Buffer*> m_globals; // the current prim_func's parameters and workspaces
     std::map<const Var*, int> m_bound;
     int m_failures = 0;
 };

@@ -11,11 +11,14 @@
 //   - a region has one min and one extent per buffer dimension; Store and BufferLoad have one index per
 //     dimension; the required fields of each node are set (no null buffers, exprs or bodies);
 //   - Binary operands (and Select branches) have the same dtype;
-//   - a kernel's allocations list every non-global buffer used inside it, each once;
+//   - a kernel's allocations list every non-global buffer used inside it, each once, and no global one but
+//     the views it declares;
 //   - a grid barrier (GridSync) lies inside a kernel;
 //   - a view (Buffer::viewOf) is a global buffer, neither a parameter nor an output, over a global base
 //     that is not itself a view, used only inside the kernel whose allocations declare it;
-//   - prim_func parameters are global buffers whose paramIndex is their position.
+//   - prim_func parameters are global buffers whose paramIndex is their position;
+//   - workspaces are global buffers that are not parameters (paramIndex -1), each listed once, and every
+//     global buffer used is a parameter, a workspace or a view of its prim_func.
 #pragma once
 
 #include "engine/ir/Module.h"

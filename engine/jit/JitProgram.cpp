@@ -227,12 +227,7 @@ bool lowerProgram(CompiledProgram& program, llvm::LLVMContext& context, llvm::Mo
     try {
         collectKernels(func.body.get(), kernelStmts);
         lowering.globals = func.params;
-        for (const ir::Stmt* kernel : kernelStmts)
-            for (const ir::Buffer* buffer : kernel->allocations)
-                if (buffer->scope == ir::MemoryScope::Global && !buffer->viewOf &&
-                    std::find(lowering.globals.begin(), lowering.globals.end(), buffer) ==
-                        lowering.globals.end())
-                    lowering.globals.push_back(buffer);
+        lowering.globals.insert(lowering.globals.end(), func.workspaces.begin(), func.workspaces.end());
         Lowerer lowerer(context, llvmModule, lowering);
         for (const ir::Buffer* buffer : lowering.globals)
             program.globalShapes.push_back(lowerer.shapeOf(buffer));

@@ -33,6 +33,11 @@ struct FragAccess {
     std::vector<IndexExpr> index; // over the loop placeholders; empty when opaque
     bool opaque = false;          // an index uses something other than the nest's loop variables
     bool write = false;
+    // An opaque access whose indices also use enclosing sequential loops (`lse_local[k, i]` in a T.Parallel
+    // over i inside `for k in T.serial(4)`): the index over the nest's placeholders followed by one per
+    // such loop (Op::outerShape). Every value of those loops runs on the same threads, so the thread that
+    // takes an iteration must hold the element for all of them.
+    std::vector<IndexExpr> extended;
 };
 
 enum class OpKind { Gemm, Annotate, Parallel, Copy, Reduce };
@@ -40,7 +45,8 @@ enum class OpKind { Gemm, Annotate, Parallel, Copy, Reduce };
 struct Op {
     OpKind kind = OpKind::Parallel;
     const ir::Stmt* stmt = nullptr;
-    std::vector<int64_t> loopShape; // Parallel, Copy
+    std::vector<int64_t> loopShape;  // Parallel, Copy
+    std::vector<int64_t> outerShape; // Parallel: the enclosing sequential loops (FragAccess::extended)
     std::vector<FragAccess> accesses;
     bool storesToMemory = false;
     const layout::GemmPlan* gemm = nullptr;
@@ -99,15 +105,15 @@ bool allConstant(const FragAccess& a) {
 class KernelInference {
 public:
     KernelInference(layout::KernelPlan& kernel, const PassContext& context, DiagnosticEngine& diagnostics)
-        : m_kernel(kernel), m_context(context), m_diagnostics(diagnostics) {}
+        : m_kernel(kernel), m_context(context), m_diagnostics(&diagnostics) {}
 
     void run() {
         for (const ir::Buffer* b : m_kernel.mixedScopeBuffers)
-            m_diagnostics.error("fragment-across-warp-groups", b->range,
-                                "'" + b->name +
-                                    "' is used inside a T.ws scope and outside it (or in two scopes): its "
-                                    "registers belong to the threads of one scope",
-                                "use it within one T.ws scope, or share the data through a shared buffer");
+            m_diagnostics->error("fragment-across-warp-groups", b->range,
+                                 "'" + b->name +
+                                     "' is used inside a T.ws scope and outside it (or in two scopes): its "
+                                     "registers belong to the threads of one scope",
+                                 "use it within one T.ws scope, or share the data through a shared buffer");
         collect(*m_kernel.kernel->body, 0);
         m_queued.assign(m_ops.size(), false);
         strictLevel();
@@ -119,7 +125,7 @@ public:
 private:
     layout::KernelPlan& m_kernel;
     const PassContext& m_context;
-    DiagnosticEngine& m_diagnostics;
+    DiagnosticEngine* m_diagnostics; // a scratch engine while the free level tries roots
     std::vector<Op> m_ops;
     std::map<const ir::Buffer*, Known> m_known;
     std::map<const ir::Buffer*, std::vector<size_t>> m_users;
@@ -233,7 +239,52 @@ private:
             collectBody(*nest.back()->body, vars, op, 0);
         if (vars.empty())
             op.loopShape.clear();
+        else if (nest.back()->body)
+            extendOuterAccesses(*nest.back()->body, vars, op);
         addOp(std::move(op));
+    }
+
+    // The enclosing sequential loops that the nest's fragment indices use become extra dimensions of the
+    // opaque accesses that use them (FragAccess::extended), in nesting order.
+    void extendOuterAccesses(const ir::Stmt& body, const std::map<const ir::Var*, IndexExpr>& vars, Op& op) {
+        auto withOuter = [&](const std::vector<const SequentialLoop*>& outer) {
+            std::map<const ir::Var*, IndexExpr> extended = vars;
+            for (size_t e = 0; e < outer.size(); ++e)
+                extended[outer[e]->var] =
+                    IndexExpr::var(layout::inputVarName(op.loopShape.size() + e), outer[e]->extent) +
+                    IndexExpr(outer[e]->min);
+            Op scratch;
+            collectBody(body, extended, scratch, 0);
+            return scratch.accesses;
+        };
+        std::vector<const SequentialLoop*> all;
+        for (const SequentialLoop& o : m_sequential)
+            all.push_back(&o);
+        if (all.empty())
+            return;
+        // Only the loops some index uses, so that the extended loop layout stays small.
+        std::set<std::string> used;
+        for (const FragAccess& a : withOuter(all))
+            for (const IndexExpr& e : a.index)
+                for (const std::string& v : layout::variablesOf(e))
+                    used.insert(v);
+        std::vector<const SequentialLoop*> outer;
+        for (size_t e = 0; e < all.size(); ++e)
+            if (used.count(layout::inputVarName(op.loopShape.size() + e)))
+                outer.push_back(all[e]);
+        std::vector<int64_t> shape = op.loopShape;
+        for (const SequentialLoop* o : outer)
+            shape.push_back(o->extent);
+        if (outer.empty() || layout::shapeSize(shape) > layout::kMaxEnumerationPoints)
+            return;
+        std::vector<FragAccess> extended = withOuter(outer);
+        if (extended.size() != op.accesses.size())
+            return;
+        for (size_t k = 0; k < extended.size(); ++k)
+            if (op.accesses[k].opaque && !extended[k].opaque)
+                op.accesses[k].extended = extended[k].index;
+        for (const SequentialLoop* o : outer)
+            op.outerShape.push_back(o->extent);
     }
 
     std::optional<FragAccess> regionAccess(const ir::Region& r, const std::vector<size_t>& loopDims,
@@ -294,16 +345,34 @@ private:
         addOp(std::move(op));
     }
 
+    // A sequential loop (serial, unrolled, pipelined) of constant range around parallel nests.
+    struct SequentialLoop {
+        const ir::Var* var = nullptr;
+        int64_t min = 0, extent = 1;
+    };
+    std::vector<SequentialLoop> m_sequential;
+
     void collect(const ir::Stmt& s, int depth) {
         if (depth > ir::kMaxIrDepth)
             return;
         switch (s.kind) {
-        case ir::StmtKind::For:
+        case ir::StmtKind::For: {
             if (s.loopKind == ir::LoopKind::Parallel) {
                 collectParallel(s);
                 return;
             }
-            break;
+            std::optional<int64_t> min = ir::constantInt(s.min), extent = ir::constantInt(s.extent);
+            const bool constant = s.loopVar && min && extent && *extent >= 1;
+            if (constant)
+                m_sequential.push_back({s.loopVar, *min, *extent});
+            ir::forEachChildStmt(s, [&](const ir::StmtPtr& child) {
+                if (child)
+                    collect(*child, depth + 1);
+            });
+            if (constant)
+                m_sequential.pop_back();
+            return;
+        }
         case ir::StmtKind::Copy:
             collectCopy(s);
             return;
@@ -445,8 +514,8 @@ private:
         std::string diff = firstDifference(required, existing.fragment, access);
         if (!diff.empty())
             message += "; " + diff;
-        Diagnostic& d = m_diagnostics.error("layout-conflict", blamed ? blamed->range : requiredOrigin.range,
-                                            message, hint);
+        Diagnostic& d = m_diagnostics->error("layout-conflict", blamed ? blamed->range : requiredOrigin.range,
+                                             message, hint);
         d.notes.push_back({requiredOrigin.range,
                            "first layout (" + requiredOrigin.description + "): " + required.toString()});
         d.notes.push_back({existing.origin.range, "second layout, of " + bufferName(buffer) + " (" +
@@ -560,18 +629,18 @@ private:
         if (ann.placeholders.size() > shape.size())
             vars[ann.placeholders[shape.size()]] = IndexExpr::var(Fragment::replicateVarName(), replicate);
         if (ann.placeholders.size() < shape.size()) {
-            m_diagnostics.error("layout-annotation-rank", ann.range,
-                                "the T.Fragment for " + bufferName(ann.buffer) + " takes " +
-                                    std::to_string(ann.placeholders.size()) + " indices, the buffer has " +
-                                    std::to_string(shape.size()) + " dimensions");
+            m_diagnostics->error("layout-annotation-rank", ann.range,
+                                 "the T.Fragment for " + bufferName(ann.buffer) + " takes " +
+                                     std::to_string(ann.placeholders.size()) + " indices, the buffer has " +
+                                     std::to_string(shape.size()) + " dimensions");
             return std::nullopt;
         }
         std::optional<IndexExpr> thread = toIndexExpr(ann.thread, vars);
         if (!thread) {
-            m_diagnostics.error("layout-annotation-expr", ann.range,
-                                "the thread function of the T.Fragment for " + bufferName(ann.buffer) +
-                                    " is not integer index arithmetic of its parameters",
-                                "use + - * // % and constants of the index parameters");
+            m_diagnostics->error("layout-annotation-expr", ann.range,
+                                 "the thread function of the T.Fragment for " + bufferName(ann.buffer) +
+                                     " is not integer index arithmetic of its parameters",
+                                 "use + - * // % and constants of the index parameters");
             return std::nullopt;
         }
         if (!ann.forward.empty()) {
@@ -579,9 +648,10 @@ private:
             for (const ir::ExprPtr& e : ann.forward) {
                 std::optional<IndexExpr> x = toIndexExpr(e, vars);
                 if (!x) {
-                    m_diagnostics.error("layout-annotation-expr", ann.range,
-                                        "the index function of the T.Fragment for " + bufferName(ann.buffer) +
-                                            " is not integer index arithmetic of its parameters");
+                    m_diagnostics->error("layout-annotation-expr", ann.range,
+                                         "the index function of the T.Fragment for " +
+                                             bufferName(ann.buffer) +
+                                             " is not integer index arithmetic of its parameters");
                     return std::nullopt;
                 }
                 index.push_back(*x);
@@ -590,8 +660,8 @@ private:
         }
         auto automatic = fragmentWithAutomaticIndex(shape, *thread, replicate);
         if (!automatic) {
-            m_diagnostics.error(automatic.error().code, ann.range, automatic.error().message,
-                                automatic.error().hint);
+            m_diagnostics->error(automatic.error().code, ann.range, automatic.error().message,
+                                 automatic.error().hint);
             return std::nullopt;
         }
         return *automatic;
@@ -651,19 +721,44 @@ private:
         return layout::Layout(op.loopShape, a.index);
     }
 
+    // The loop layout over the nest and its enclosing sequential loops (Op::outerShape): the same owners for
+    // every value of those loops, which become further register dimensions.
+    std::optional<Fragment> extendedLoopLayout(const Op& op) const {
+        if (!op.loopLayout || op.outerShape.empty())
+            return std::nullopt;
+        std::vector<int64_t> shape = op.loopShape;
+        std::vector<IndexExpr> index = op.loopLayout->indexExprs();
+        for (size_t e = 0; e < op.outerShape.size(); ++e) {
+            shape.push_back(op.outerShape[e]);
+            index.push_back(IndexExpr::var(layout::inputVarName(op.loopShape.size() + e), op.outerShape[e]));
+        }
+        Fragment extended(shape, op.loopLayout->threadExpr(), index, op.loopLayout->replicateExtent());
+        if (const std::optional<layout::ThreadRange>& range = op.loopLayout->threadRange())
+            extended = extended.bindThreadRange(range->begin, range->extent);
+        return extended;
+    }
+
     // Every known fragment the loop touches must agree with the loop layout (reads: the accessing thread
     // holds the element; writes: exact ownership). Returns false on a conflict.
     bool validate(Op& op) {
         bool ok = true;
+        const std::optional<Fragment> extendedLoop = extendedLoopLayout(op);
         for (const FragAccess& a : op.accesses) {
             auto it = m_known.find(a.buffer);
-            if (a.opaque || it == m_known.end())
+            if (it == m_known.end())
                 continue;
-            std::optional<layout::Layout> access = accessLayout(op, a);
+            const bool extended = a.opaque && !a.extended.empty() && extendedLoop;
+            if (a.opaque && !extended)
+                continue;
+            const Fragment& loop = extended ? *extendedLoop : *op.loopLayout;
+            std::optional<layout::Layout> access =
+                extended
+                    ? std::optional<layout::Layout>(layout::Layout(extendedLoop->inputShape(), a.extended))
+                    : accessLayout(op, a);
             if (!access)
                 continue;
             // An access the tables cannot answer (out of the buffer's range) is the checks' business.
-            bool good = m_cache.contains(*op.loopLayout, it->second.fragment, access).value_or(true);
+            bool good = m_cache.contains(loop, it->second.fragment, access).value_or(true);
             if (good && a.write && isIdentityAccess(a, op.loopShape))
                 good = contains(it->second.fragment, *op.loopLayout);
             if (!good) {
@@ -674,15 +769,43 @@ private:
                           "fragment), which lets both sides keep their own layout"
                         : "copy one of the fragments through a shared buffer, or allocate a separate "
                           "fragment with the layout this loop gives";
-                conflict(a.buffer, *op.loopLayout, op.loopOrigin, op.stmt, access, hint);
+                conflict(a.buffer, loop, op.loopOrigin, op.stmt, access, hint);
             }
         }
         return ok;
     }
 
+    // An unknown fragment read through the enclosing sequential loops' variables (`lse_local[k, i]`): each
+    // element is held by the threads that take its iteration, for every value of those loops (TileLang's
+    // CompleteBufferFragment, which numbers each thread's elements with the automatic index).
+    void completeExtended(const Op& op, const FragAccess& a, InferenceLevel level) {
+        const std::optional<Fragment> loop = extendedLoopLayout(op);
+        if (!loop)
+            return;
+        std::vector<size_t> kept;
+        std::set<int> seen;
+        for (const IndexExpr& e : a.extended) {
+            int d = placeholderDim(e, loop->inputShape().size());
+            if (d < 0 || !seen.insert(d).second)
+                return;
+            kept.push_back(size_t(d));
+        }
+        auto projected = projectFragment(*loop, kept, &m_cache);
+        if (!projected)
+            return;
+        if (auto renumbered = fragmentWithAutomaticIndex(projected->inputShape(), projected->threadExpr(),
+                                                         projected->replicateExtent()))
+            projected = *renumbered;
+        LayoutOrigin origin = originOf(
+            op.stmt, level, op.loopOrigin.description + ", for every iteration of the enclosing loops");
+        propose(a.buffer, *projected, origin, op.stmt, {});
+    }
+
     // Fragments the loop touches that have no layout yet get one from the loop layout.
     void complete(Op& op, InferenceLevel level) {
         for (const FragAccess& a : op.accesses) {
+            if (a.opaque && !a.extended.empty() && !m_known.count(a.buffer))
+                completeExtended(op, a, level);
             if (a.opaque || m_known.count(a.buffer))
                 continue;
             LayoutOrigin origin = originOf(op.stmt, level, opName(op));
@@ -782,7 +905,12 @@ private:
             }
             validate(op);
         }
+        // A fragment the loop itself lays out must also serve the loop's other accesses to it
+        // (x[(i + 1) % 8, j] next to x[i, j]).
+        const size_t known = m_known.size();
         complete(op, level);
+        if (m_known.size() != known && op.loopLayout)
+            validate(op);
     }
 
     void planDefault(Op& op) {
@@ -891,7 +1019,76 @@ private:
         return following ? touchesKnown : touchesFragment;
     }
 
+    // What the free level may change, saved to try another root.
+    struct FreeState {
+        std::vector<Op> ops;
+        std::map<const ir::Buffer*, Known> known;
+        std::set<std::pair<const ir::Stmt*, const ir::Buffer*>> reported;
+    };
+    FreeState saveState() const { return {m_ops, m_known, m_reported}; }
+    void restoreState(const FreeState& state) {
+        m_ops = state.ops;
+        m_known = state.known;
+        m_reported = state.reported;
+    }
+
+    // TileLang's free level (InferInFreeMode) tries every op as the root that decides first and keeps the
+    // plan without conflicts that needs the fewest registers per thread, summed over the fragments (ties:
+    // the earliest root). The greedy order below is that plan for the corpus; only when it ends in a
+    // conflict are the undecided loops and copies tried as roots in turn (a fragment read through an
+    // enclosing loop's variable, lse_local[k, i], cannot follow a default partition taken at its copy).
     void freeLevel() {
+        DiagnosticEngine* real = m_diagnostics;
+        const FreeState start = saveState();
+        std::vector<size_t> roots;
+        for (size_t i = 0; i < m_ops.size(); ++i)
+            if (undecided(m_ops[i], false))
+                roots.push_back(i);
+        DiagnosticEngine greedy;
+        m_diagnostics = &greedy;
+        greedyFreeLevel(std::nullopt);
+        std::optional<FreeState> best;
+        std::vector<Diagnostic> bestDiagnostics = greedy.diagnostics();
+        if (greedy.hasErrors()) {
+            int64_t fewest = INT64_MAX;
+            for (size_t root : roots) {
+                restoreState(start);
+                DiagnosticEngine trial;
+                m_diagnostics = &trial;
+                greedyFreeLevel(root);
+                if (trial.hasErrors())
+                    continue;
+                int64_t registers = 0;
+                for (const auto& [buffer, known] : m_known)
+                    registers += known.fragment.registersPerThread();
+                if (registers < fewest) {
+                    fewest = registers;
+                    best = saveState();
+                    bestDiagnostics = trial.diagnostics();
+                }
+            }
+            if (!best) { // every root conflicts: the greedy order's plan and conflicts
+                restoreState(start);
+                DiagnosticEngine again;
+                m_diagnostics = &again;
+                greedyFreeLevel(std::nullopt);
+                bestDiagnostics = again.diagnostics();
+            }
+        }
+        if (best)
+            restoreState(*best);
+        m_diagnostics = real;
+        for (const Diagnostic& d : bestDiagnostics)
+            m_diagnostics->report(d);
+    }
+
+    // The free level in one order: `root` first when given, then loops that can follow a known fragment, in
+    // program order, then the first undecided one takes a default partition, and so on.
+    void greedyFreeLevel(std::optional<size_t> root) {
+        if (root) {
+            inferLoop(m_ops[*root], InferenceLevel::Free);
+            drain(InferenceLevel::Common);
+        }
         for (size_t round = 0; round < 2 * m_ops.size() + 1; ++round) {
             // Loops that can follow a known fragment go first, in program order; only when none is left does
             // the first undecided one take a default partition. A default taken early would be imposed on

@@ -1,6 +1,7 @@
 // Reference for samples/06_flash_attention.py: multi-head attention forward on [batch, seq_len, heads, dim]
 // tensors, O = softmax(Q K^T / sqrt(dim)) V per (batch, head), with key j hidden from query i when
-// is_causal and j > i. The full score row is formed explicitly: no online softmax, no tiling.
+// is_causal and j > i. K and V may have another sequence length than Q and O when not causal (decoding:
+// TileLang's flash_decoding example). The full score row is formed explicitly: no online softmax, no tiling.
 #include "engine/reference/ReferenceSupport.h"
 
 #include <algorithm>
@@ -18,65 +19,75 @@ namespace tb::reference {
 Reference makeFlashAttentionReference() {
     Reference r;
     r.name = "flash_attention";
-    r.summary = "Output = softmax(Q K^T / sqrt(D), causal if is_causal) V, all [B,S,H,D]; params Q, K, V, "
-                "Output (output 3)";
+    r.summary = "Output = softmax(Q K^T / sqrt(D), causal if is_causal) V, all [B,S,H,D] (K, V [B,S_kv,H,D] "
+                "when not causal); params Q, K, V, Output (output 3)";
     r.compute = [](const ReferenceInvocation& in, std::map<int, HostTensor>& expected, std::string& error) {
         if (!expectParamCount(in, 4, "Q, K, V, Output", error) || !expectOutputMarked(in, 3, error) ||
             !expectRank(in, 0, 4, error))
             return false;
         const std::vector<int64_t>& shape = in.params[0].shape;
-        for (int i = 1; i < 4; ++i)
-            if (!expectShape(in, i, shape, error))
-                return false;
+        if (!expectRank(in, 1, 4, error))
+            return false;
+        std::vector<int64_t> kvShape = shape;
+        kvShape[1] = in.params[1].shape[1];
+        if (!expectShape(in, 1, kvShape, error) || !expectShape(in, 2, kvShape, error) ||
+            !expectShape(in, 3, shape, error))
+            return false;
         const std::optional<bool> causal = specBool(in.module, "is_causal");
         if (!causal) {
             error = "the specialization has no boolean is_causal";
             return false;
         }
         const int64_t batch = shape[0], seqLen = shape[1], heads = shape[2], dim = shape[3];
+        const int64_t keys = kvShape[1];
+        if (*causal && keys != seqLen) {
+            error = "a causal mask needs K and V as long as Q";
+            return false;
+        }
         const HostTensor& q = in.params[0];
         const HostTensor& k = in.params[1];
         const HostTensor& v = in.params[2];
         HostTensor o = likeParam(in, 3);
         auto at = [&](int64_t b, int64_t s, int64_t h) { return ((b * seqLen + s) * heads + h) * dim; };
+        auto atKv = [&](int64_t b, int64_t s, int64_t h) { return ((b * keys + s) * heads + h) * dim; };
         const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
         // One (batch, head) at a time: K laid out [dim, seq] so that the scores of a query row are
         // accumulated over d in order for all keys at once; each output element sums its weighted values
         // over keys in order. Query rows are independent and split over threads.
-        std::vector<double> kt(static_cast<size_t>(dim * seqLen));
+        std::vector<double> kt(static_cast<size_t>(dim * keys));
         for (int64_t b = 0; b < batch; ++b) {
             for (int64_t h = 0; h < heads; ++h) {
-                for (int64_t j = 0; j < seqLen; ++j)
+                for (int64_t j = 0; j < keys; ++j)
                     for (int64_t d = 0; d < dim; ++d)
-                        kt[d * seqLen + j] = k.data[at(b, j, h) + d];
+                        kt[d * keys + j] = k.data[atKv(b, j, h) + d];
                 // Four query rows at a time share each row of K^T and of V (every score and every output
                 // element is still summed in its natural order).
                 constexpr int64_t kRows = 4;
                 parallelRanges((seqLen + kRows - 1) / kRows, [&](int64_t begin, int64_t end) {
-                    std::vector<double> weights(static_cast<size_t>(kRows * seqLen));
+                    std::vector<double> weights(static_cast<size_t>(kRows * keys));
                     std::vector<double> acc(static_cast<size_t>(kRows * dim));
                     for (int64_t block = begin; block < end; ++block) {
                         const int64_t i0 = block * kRows;
                         const int64_t rows = std::min(kRows, seqLen - i0);
-                        const int64_t visible = *causal ? i0 + rows : seqLen; // the widest row's keys
+                        const int64_t visible = *causal ? i0 + rows : keys; // the widest row's keys
                         std::fill(weights.begin(), weights.end(), 0.0);
                         double* scoreRows[kRows];
                         double* accRows[kRows];
                         for (int64_t r = 0; r < kRows; ++r) {
-                            scoreRows[r] = &weights[std::min(r, rows - 1) * seqLen];
+                            scoreRows[r] = &weights[std::min(r, rows - 1) * keys];
                             accRows[r] = &acc[std::min(r, rows - 1) * dim];
                         }
                         for (int64_t d = 0; d < dim; ++d) {
                             double qd[kRows];
                             for (int64_t r = 0; r < rows; ++r)
                                 qd[r] = q.data[at(b, i0 + r, h) + d];
-                            addScaledRows(scoreRows, qd, rows, &kt[d * seqLen], visible);
+                            addScaledRows(scoreRows, qd, rows, &kt[d * keys], visible);
                         }
                         std::fill(acc.begin(), acc.end(), 0.0);
                         double sums[kRows] = {0, 0, 0, 0};
                         for (int64_t r = 0; r < rows; ++r) {
-                            const int64_t seen = *causal ? i0 + r + 1 : seqLen;
-                            double* w = &weights[r * seqLen];
+                            const int64_t seen = *causal ? i0 + r + 1 : keys;
+                            double* w = &weights[r * keys];
                             double mx = -std::numeric_limits<double>::infinity();
                             for (int64_t j = 0; j < seen; ++j) {
                                 w[j] *= scale;
@@ -92,8 +103,8 @@ Reference makeFlashAttentionReference() {
                         for (int64_t j = 0; j < visible; ++j) {
                             double wj[kRows];
                             for (int64_t r = 0; r < rows; ++r)
-                                wj[r] = weights[r * seqLen + j];
-                            addScaledRows(accRows, wj, rows, &v.data[at(b, j, h)], dim);
+                                wj[r] = weights[r * keys + j];
+                            addScaledRows(accRows, wj, rows, &v.data[atKv(b, j, h)], dim);
                         }
                         for (int64_t r = 0; r < rows; ++r)
                             for (int64_t d = 0; d < dim; ++d)

@@ -260,6 +260,30 @@ bool tensorFromBytes(HostTensor& t, const std::vector<char>& bytes) {
 
 namespace {
 
+// The element count of a global buffer at these dynamic dims; nullopt when a dim is unknown, negative or
+// the count is absurd (over 2^40).
+std::optional<int64_t> elementCountOf(const ir::Buffer& b, const std::map<std::string, int64_t>& dims) {
+    int64_t count = 1;
+    for (const ir::ExprPtr& e : b.shape) {
+        auto extent = codegen::evaluateLaunchExpr(e, dims);
+        if (!extent || *extent < 0 || (*extent > 0 && count > (int64_t(1) << 40) / *extent))
+            return std::nullopt;
+        count *= *extent;
+    }
+    return count;
+}
+
+// The runner buffer of a global tensor: parameters are the first names, workspaces follow in order.
+std::string runnerBufferOf(const ir::PrimFunc& func, const std::vector<std::string>& names,
+                           const ir::Buffer* tensor) {
+    size_t index = tensor->paramIndex >= 0 ? size_t(tensor->paramIndex) : func.params.size();
+    if (tensor->paramIndex < 0) {
+        auto it = std::find(func.workspaces.begin(), func.workspaces.end(), tensor);
+        index += size_t(it - func.workspaces.begin());
+    }
+    return index < names.size() ? names[index] : std::string();
+}
+
 // The TMA dtype of a tensor's element type (tile copies do not care about signedness).
 std::optional<gpu::TensorMapDtype> tensorMapDtypeOf(ir::DType type) {
     switch (ir::dtypeBytes(type)) {
@@ -440,13 +464,10 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
     // given, else inputs filled on the device.
     std::string args;
     for (const ir::Buffer* b : func.params) {
-        int64_t count = 1;
-        for (const ir::ExprPtr& e : b->shape) {
-            auto extent = codegen::evaluateLaunchExpr(e, out.dims);
-            if (!extent || *extent < 0 || (*extent > 0 && count > (int64_t(1) << 40) / *extent))
-                return finish(GpuRunStage::Upload, "cannot evaluate the shape of " + b->name);
-            count *= *extent;
-        }
+        std::optional<int64_t> elements = elementCountOf(*b, out.dims);
+        if (!elements)
+            return finish(GpuRunStage::Upload, "cannot evaluate the shape of " + b->name);
+        const int64_t count = *elements;
         int64_t bytes = count * ir::dtypeBytes(b->dtype);
         std::string name = options.prefix + "p" + std::to_string(out.bufferNames.size());
         out.bufferNames.push_back(name);
@@ -470,6 +491,23 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
             if (!f.ok())
                 return finish(GpuRunStage::Upload, "fill " + b->name + ": " + f.message);
         }
+        args += (args.empty() ? "buf:" : ",buf:") + name;
+    }
+    // T.alloc_global workspaces: allocated (zeroed) for the whole run, after the parameters, in the
+    // kernels' parameter order; nothing is uploaded or read back.
+    for (size_t w = 0; w < func.workspaces.size(); ++w) {
+        const ir::Buffer* b = func.workspaces[w];
+        std::optional<int64_t> elements = elementCountOf(*b, out.dims);
+        if (!elements)
+            return finish(GpuRunStage::Upload, "cannot evaluate the shape of workspace " + b->name);
+        const int64_t bytes = *elements * ir::dtypeBytes(b->dtype);
+        std::string name = options.prefix + "w" + std::to_string(w);
+        out.bufferNames.push_back(name);
+        client.request("free " + name);
+        gpu::RunnerReply a =
+            client.request("alloc " + name + " " + std::to_string(std::max<int64_t>(bytes, 16)));
+        if (!a.ok())
+            return finish(GpuRunStage::Upload, "alloc workspace " + b->name + ": " + a.message);
         args += (args.empty() ? "buf:" : ",buf:") + name;
     }
     for (const ir::Var* v : func.dynamicDims)
@@ -510,7 +548,7 @@ GpuLaunchSetup setUpForLaunches(const CompileResult& result, gpu::RunnerClient& 
                 continue;
             std::string why;
             std::optional<gpu::TensorMapSpec> spec = tensorMapSpecOf(
-                p, out.bufferNames[size_t(ir::storageOf(p.buffer)->paramIndex)], out.dims, why);
+                p, runnerBufferOf(func, out.bufferNames, ir::storageOf(p.buffer)), out.dims, why);
             if (!spec)
                 return finish(GpuRunStage::Launch, why);
             std::string name = id + "_" + p.name;

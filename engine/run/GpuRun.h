@@ -98,10 +98,10 @@ GpuRunResult runOnGpu(const CompileResult& result, const GpuRunOptions& options)
 
 // A program set up in a runner for repeated launches (tilec bench / profile): its generated CUDA compiled
 // with NVRTC (line info on), every kernel loaded as module "<prefix>k<i>" and
-// every parameter allocated as buffer "<prefix>p<i>", inputs filled on the device by the runner's seeded
-// `fill` (no host copies, so large problems set up fast; outputs stay zeroed). Nothing is launched: the
-// caller times `launchFields[i]` on `moduleIds[i]`. The values are not the CPU executor's inputs, so this
-// is for timing, not for checking results (runOnGpu does that).
+// every parameter allocated as buffer "<prefix>p<i>" (each T.alloc_global workspace as "<prefix>w<i>"),
+// inputs filled on the device by the runner's seeded `fill` (no host copies, so large problems set up fast;
+// outputs stay zeroed). Nothing is launched: the caller times `launchFields[i]` on `moduleIds[i]`. The values
+// are not the CPU executor's inputs, so this is for timing, not for checking results (runOnGpu does that).
 struct GpuLaunchOptions {
     uint64_t seed = 0x7113BE7C;
     std::map<std::string, int64_t> dims; // dynamic dims by name; missing ones get 256
@@ -128,8 +128,8 @@ struct GpuLaunchSetup {
     std::vector<std::string> moduleIds;
     std::vector<std::string> launchFields; // "grid=.. block=.. smem=.. [args=..]" per kernel
     std::vector<std::vector<char>> cubins; // per kernel, with line info
-    std::vector<std::string> bufferNames;
-    std::vector<int64_t> paramBytes; // per parameter, in order
+    std::vector<std::string> bufferNames;  // the parameters' runner buffers, then the workspaces'
+    std::vector<int64_t> paramBytes;       // per parameter, in order
     std::map<std::string, int64_t> dims;
     std::vector<Diagnostic> diagnostics;
     std::string cudaSource;

@@ -156,8 +156,10 @@ std::optional<DataMove> moveOf(const layout::KernelPlan& kernel, const ir::Stmt&
 
 void addBuffers(DataMovementViewModel& model, const layout::KernelPlan& kernel) {
     std::vector<const ir::Buffer*> all;
-    if (kernel.func)
+    if (kernel.func) {
         all = kernel.func->params;
+        all.insert(all.end(), kernel.func->workspaces.begin(), kernel.func->workspaces.end());
+    }
     if (kernel.kernel)
         all.insert(all.end(), kernel.kernel->allocations.begin(), kernel.kernel->allocations.end());
     for (MemoryLevel level : {MemoryLevel::Global, MemoryLevel::Shared, MemoryLevel::Registers})

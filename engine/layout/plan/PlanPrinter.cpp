@@ -5,6 +5,7 @@
 #include "engine/target/Occupancy.h"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -349,11 +350,57 @@ void writeScheduleJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOpt
     json.endObject();
 }
 
+// The prim_funcs' T.alloc_global workspaces: global memory every kernel of one run shares, so they are
+// listed once, before the kernels.
+void printWorkspacesText(std::ostream& out, const LayoutPlan& plan, const PlanPrintOptions& o) {
+    const ir::PrimFunc* last = nullptr;
+    for (const KernelPlan& k : plan.kernels) {
+        if (!k.func || k.func == last || k.func->workspaces.empty())
+            continue;
+        last = k.func;
+        out << "workspaces of " << k.func->name
+            << " (global memory for the whole run, zeroed at its start)\n";
+        for (const ir::Buffer* b : k.func->workspaces) {
+            std::optional<int64_t> count = b->constantElementCount();
+            out << "  global " << b->name << " " << shapeText(*b) << " " << ir::dtypeName(b->dtype)
+                << (count ? ", " + std::to_string(*count * ir::dtypeBytes(b->dtype)) + " bytes"
+                          : std::string())
+                << at(o, b->range) << "\n";
+        }
+    }
+}
+
+void writeWorkspacesJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOptions& o) {
+    json.key("workspaces").beginArray();
+    const ir::PrimFunc* last = nullptr;
+    for (const KernelPlan& k : plan.kernels) {
+        if (!k.func || k.func == last)
+            continue;
+        last = k.func;
+        for (const ir::Buffer* b : k.func->workspaces) {
+            json.beginObject();
+            json.field("name", b->name).field("func", k.func->name).field("dtype", ir::dtypeName(b->dtype));
+            json.key("shape").beginArray();
+            for (const ir::ExprPtr& e : b->shape) {
+                if (auto v = ir::constantInt(e))
+                    json.value(*v);
+                else
+                    json.value(ir::printExpr(e));
+            }
+            json.endArray();
+            lineField(json, o, b->range);
+            json.endObject();
+        }
+    }
+    json.endArray();
+}
+
 } // namespace
 
 std::string printPlanText(const LayoutPlan& plan, const PlanPrintOptions& o) {
     std::ostringstream out;
     out << "target " << plan.target.name << "\n";
+    printWorkspacesText(out, plan, o);
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
         const KernelPlan& k = plan.kernels[ki];
         out << kernelTitle(k, ki, o) << "\n";
@@ -427,6 +474,7 @@ void writePlanJson(JsonWriter& json, const LayoutPlan& plan, const PlanPrintOpti
     json.field("schema", "tilebench-plan");
     json.field("version", 1);
     json.field("target", plan.target.name);
+    writeWorkspacesJson(json, plan, o);
     json.key("kernels").beginArray();
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
         const KernelPlan& k = plan.kernels[ki];

@@ -119,3 +119,25 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, FuzzReproducerNvrtc,
                              name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
                              return name;
                          });
+
+// Programs with T.alloc_global workspaces (a split kernel writing them, a combine kernel reading them): the
+// test program and TileLang's flash decoding at its own shape, on both backends, for every architecture the
+// backend emits for.
+TEST(CodegenNvrtc, WorkspaceProgramsCompileOnBothBackends) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    for (Backend backend : {Backend::Portable, Backend::Hopper})
+        for (bool corpus : {false, true}) {
+            PlannedProgram p = corpus
+                                   ? planCorpusProgram("flash_decoding/example_mha_inference.py", {}, backend)
+                                   : planTestProgram("split_combine_workspace.py", {}, backend);
+            ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+            std::string errors;
+            CudaKernelSource code = generateFor(p, errors);
+            ASSERT_TRUE(code.ok) << errors;
+            ASSERT_EQ(code.units[0].kernels.size(), 2u);
+            for (const char* arch : backend == Backend::Hopper ? std::vector<const char*>{"sm_90a"}
+                                                               : std::vector<const char*>{"sm_80", "sm_90a"})
+                EXPECT_EQ(nvrtcFailures(code, arch), "") << backendName(backend) << " " << arch;
+        }
+}

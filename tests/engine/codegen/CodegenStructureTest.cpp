@@ -210,3 +210,29 @@ TEST(CodegenStructure, LaunchExpressionsOfDynamicDims) {
     EXPECT_EQ(evaluateLaunchExpr(e, {{"N", 1000}}), 16);
     EXPECT_EQ(evaluateLaunchExpr(e, {}), std::nullopt);
 }
+
+// T.alloc_global workspaces are parameters of every kernel, after the tensors (the run allocates them once
+// and passes the same arguments to each launch), on both backends.
+TEST(CodegenStructure, WorkspacesAreKernelParametersAfterTheTensors) {
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        PlannedProgram p = planTestProgram("split_combine_workspace.py", {}, backend);
+        ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+        std::string errors;
+        CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << errors;
+        const GeneratedUnit& unit = code.units[0];
+        ASSERT_EQ(unit.kernels.size(), 2u);
+        for (const GeneratedKernel& k : unit.kernels) {
+            ASSERT_EQ(k.params.size(), 3u) << k.name;
+            EXPECT_EQ(k.params[2].kind, KernelParamKind::Tensor);
+            EXPECT_EQ(k.params[2].name, "part_max");
+            ASSERT_NE(k.params[2].buffer, nullptr);
+            EXPECT_EQ(k.params[2].buffer->paramIndex, -1);
+            EXPECT_NE(unit.source.find(k.name + "(float* __restrict__ A, float* __restrict__ Out, half_t* "
+                                                "__restrict__ part_max) {"),
+                      std::string::npos)
+                << backendName(backend) << "\n"
+                << unit.source;
+        }
+    }
+}

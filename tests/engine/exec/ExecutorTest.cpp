@@ -667,5 +667,43 @@ TEST(Executor, PrintGoesToTheLog) {
                               "block (1, 0, 0): answer: bx + 40 = 41", "block (1, 0, 0): F[3] = [7, 7, 7]"}));
 }
 
+// A T.alloc_global workspace of the function: zero at the start of every run (the split kernel adds to what
+// it holds), written by one kernel and read by the next, and never a parameter.
+TEST(Executor, WorkspacesAreZeroedPerRunAndSharedByTheKernels) {
+    Builder b;
+    Buffer* A = b.buffer("A", MemoryScope::Global, DType::Float32, {4});
+    Buffer* Out = b.buffer("Out", MemoryScope::Global, DType::Float32, {1});
+    Buffer* W = b.buffer("W", MemoryScope::Global, DType::Float32, {4});
+    Var* bx = b.blockVar("bx");
+    Var* by = b.blockVar("by");
+    Var* i = b.loopVar("i");
+    auto split =
+        Builder::kernel({b.c(4)}, {bx}, {},
+                        Builder::store(W, {b.ref(bx)},
+                                       Builder::bin(BinaryOp::Add, ir::makeLoad(W, {b.ref(bx)}),
+                                                    Builder::bin(BinaryOp::Mul, ir::makeLoad(A, {b.ref(bx)}),
+                                                                 ir::makeFloat(2.0)))));
+    auto combine =
+        Builder::kernel({b.c(1)}, {by}, {},
+                        Builder::loop(i, 4, LoopKind::Serial,
+                                      Builder::store(Out, {b.c(0)},
+                                                     Builder::bin(BinaryOp::Add, ir::makeLoad(Out, {b.c(0)}),
+                                                                  ir::makeLoad(W, {b.ref(i)})))));
+    Out->isOutput = true;
+    ir::PrimFunc& f = b.func({A, Out}, split);
+    f.body = ir::makeSeq({split, combine});
+    f.workspaces.push_back(W);
+    for (int run = 0; run < 2; ++run) {
+        DiagnosticEngine diags;
+        auto params = allocateParams(f, {}, 5, diags);
+        ASSERT_EQ(params.size(), 2u); // the workspace is not a parameter
+        float expected = 0;           // the combine kernel's order, in float32
+        for (double a : params[0].data)
+            expected = expected + float(a) * 2.0f;
+        ASSERT_TRUE(executePrimFunc(b.module, f, params, {}, diags)) << diags.diagnostics().size();
+        EXPECT_EQ(params[1].data[0], double(expected)) << "run " << run;
+    }
+}
+
 } // namespace
 } // namespace tb

@@ -93,6 +93,16 @@ std::vector<ProgramCase> sampleCases() {
     std::vector<ProgramCase> cases;
     for (auto& [label, file] : list)
         cases.push_back({label, dir + file.first, file.second});
+    // TileLang's flash decoding: T.alloc_global workspaces written by a split kernel and read by a combine
+    // kernel, at a small shape and one ragged in seqlen_q.
+    const std::string decoding = std::string(TILEBENCH_TESTS_DIR) +
+                                 "/corpus/tilelang-examples/flash_decoding/example_mha_inference.py";
+    cases.push_back(
+        {"flash_decoding", decoding,
+         P{{"batch", "1"}, {"heads", "2"}, {"seqlen_q", "128"}, {"seqlen_kv", "512"}, {"dim", "64"}}});
+    cases.push_back(
+        {"flash_decoding_ragged", decoding,
+         P{{"batch", "1"}, {"heads", "1"}, {"seqlen_q", "200"}, {"seqlen_kv", "256"}, {"dim", "64"}}});
     return cases;
 }
 

@@ -36,6 +36,8 @@ std::optional<tb::JsonValue> parseDocument(const std::string& text) {
 
 using passtest::fragmentNamed;
 using passtest::planSample;
+using passtest::planText;
+using passtest::readFile;
 using passtest::sharedNamed;
 
 using passtest::equalFragments;
@@ -456,6 +458,33 @@ TEST(PlanPrinter, JsonParsesAndCarriesTheContract) {
     std::string planText = layout::printPlanText(p->plan, options);
     EXPECT_NE(planText.find("reduce_max"), std::string::npos);
     EXPECT_NE(planText.find("blocks per SM"), std::string::npos);
+}
+
+// T.alloc_global workspaces are listed once, before the kernels that share them, in the text and the JSON.
+TEST(PlanPrinter, WorkspacesComeBeforeTheKernels) {
+    auto p = planText(
+        "split_combine_workspace.py",
+        readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/split_combine_workspace.py"),
+        targetSm90a());
+    ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
+    layout::PlanPrintOptions options;
+    options.sources = &p->compiled->sources;
+    const std::string text = layout::printPlanText(p->plan, options);
+    const size_t workspaces = text.find("workspaces of main (global memory for the whole run, zeroed at its "
+                                        "start)\n  global part_max [4, 256] float16, 2048 bytes at line ");
+    EXPECT_NE(workspaces, std::string::npos) << text;
+    EXPECT_LT(workspaces, text.find("kernel 0")) << text;
+    EXPECT_EQ(text.find("workspaces of", workspaces + 1), std::string::npos) << text; // once for two kernels
+    JsonWriter json(false);
+    layout::writePlanJson(json, p->plan, options);
+    auto doc = parseDocument(json.str());
+    ASSERT_TRUE(doc.has_value());
+    const tb::JsonValue* list = doc->member("workspaces");
+    ASSERT_NE(list, nullptr);
+    ASSERT_EQ(list->items.size(), 1u);
+    EXPECT_EQ(list->items[0].member("name")->text, "part_max");
+    EXPECT_EQ(list->items[0].member("func")->text, "main");
+    EXPECT_EQ(list->items[0].member("shape")->items.size(), 2u);
 }
 
 TEST(LayoutCommands, PrintLayoutsAndPlanToStdout) {

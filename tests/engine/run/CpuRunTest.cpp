@@ -139,6 +139,27 @@ TEST(CpuRun, PersistentMlaDecodeComputesTheMlaDecode) {
     EXPECT_EQ(r.outputs.size(), 3u) << run::describeCpuRun(r).text(); // glse, Output_partial, Output
 }
 
+// TileLang's flash decoding (a split kernel writing T.alloc_global workspaces, a combine kernel merging them
+// by their log-sum-exp) computes attention: checked against the naive attention reference, whose K and V
+// may be longer than Q, at a block multiple and with a ragged seqlen_q.
+TEST(CpuRun, FlashDecodingComputesAttention) {
+    const std::string file = "flash_decoding/example_mha_inference.py";
+    const std::string text =
+        readFile(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + file) +
+        "\n# tilebench-reference: flash_attention\n";
+    for (const char* seqlenQ : {"128", "200"}) {
+        SCOPED_TRACE(seqlenQ);
+        PlannedProgram p = planProgram(
+            file, text,
+            {{"batch", "1"}, {"heads", "2"}, {"seqlen_q", seqlenQ}, {"seqlen_kv", "512"}, {"dim", "64"}});
+        ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
+        run::CpuRunResult r = run::runOnCpu(*p.result);
+        ASSERT_TRUE(r.executed) << r.error;
+        EXPECT_TRUE(r.checked) << r.error;
+        EXPECT_TRUE(r.ok) << run::describeCpuRun(r).text();
+    }
+}
+
 // A GPU run whose CPU check could not finish is reported as not checked, not as wrong; a sampled check says
 // how much it compared.
 TEST(RunReport, AFailedOracleIsNotCheckedAndASampledCheckSaysWhatItCompared) {

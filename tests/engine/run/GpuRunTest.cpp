@@ -144,6 +144,20 @@ std::vector<Case> corpusCases() {
                    {"P", "0"},          {"block_M", "64"},    {"block_N", "64"}, {"block_K", "32"},
                    {"num_stages", "2"}, {"thread_num", "128"}};
     out.push_back(conv);
+    // Flash decoding: a split kernel writes T.alloc_global workspaces (glse, Output_partial) that a combine
+    // kernel reads, which also copies between fragments of different shapes; small, ragged in seqlen_q (the
+    // copies' bound guards on the workspaces too), and at the program's own shape.
+    Case decode;
+    decode.file = "flash_decoding/example_mha_inference.py";
+    decode.corpus = true;
+    decode.params = {
+        {"batch", "1"}, {"heads", "2"}, {"seqlen_q", "128"}, {"seqlen_kv", "1024"}, {"dim", "64"}};
+    out.push_back(decode);
+    decode.params = {
+        {"batch", "2"}, {"heads", "3"}, {"seqlen_q", "200"}, {"seqlen_kv", "512"}, {"dim", "128"}};
+    out.push_back(decode);
+    decode.params = {};
+    out.push_back(decode);
     return out;
 }
 
@@ -185,6 +199,9 @@ std::vector<Case> portableCases() {
         // A grid barrier: blocks read what their neighbours wrote before it (cooperative launch).
         {"grid_barrier.py", {}, true},
         {"grid_barrier.py", {{"blocks", "264"}, {"block_N", "256"}}, true},
+        // A T.alloc_global workspace between a split and a combine kernel, at a block multiple and ragged.
+        {"split_combine_workspace.py", {}, true},
+        {"split_combine_workspace.py", {{"M", "200"}, {"N", "384"}, {"parts", "3"}}, true},
     };
 }
 
@@ -298,6 +315,35 @@ TEST(GpuRunCases, EveryCaseGeneratesCode) {
             for (const auto& g : k.launch.grid)
                 EXPECT_GE(codegen::evaluateLaunchExpr(g, {}).value_or(0), 1) << c.file;
     }
+}
+
+// The GPU run's side of T.alloc_global workspaces, on the fake runner (no GPU): one zeroed runner buffer per
+// workspace after the parameters' buffers, passed to every kernel's launch after the tensors.
+TEST(GpuRunCases, WorkspacesAreRunnerBuffersPassedToEveryLaunch) {
+    if (gpu::nvrtcVersionString().empty())
+        GTEST_SKIP() << "NVRTC not available in this build";
+    PlannedProgram p = planTestProgram("split_combine_workspace.py");
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    gpu::RunnerOptions fake;
+    fake.executable = runnerPath();
+    fake.arguments = {"--fake"};
+    gpu::RunnerClient client(fake);
+    std::string why;
+    ASSERT_TRUE(client.start(&why)) << why;
+    run::GpuLaunchOptions options;
+    options.prefix = "ws_";
+    options.arch = "sm_90a";
+    run::GpuLaunchSetup setup = run::setUpForLaunches(*p.result, client, options);
+    ASSERT_TRUE(setup.ok) << setup.message;
+    EXPECT_EQ(setup.bufferNames, (std::vector<std::string>{"ws_p0", "ws_p1", "ws_w0"}));
+    EXPECT_EQ(setup.paramBytes.size(), 2u);
+    ASSERT_EQ(setup.launchFields.size(), 2u);
+    for (const std::string& launch : setup.launchFields)
+        EXPECT_NE(launch.find(" args=buf:ws_p0,buf:ws_p1,buf:ws_w0"), std::string::npos) << launch;
+    // The workspace is a real buffer of the runner: 4 parts x 256 rows of float16.
+    std::vector<char> bytes;
+    ASSERT_TRUE(client.readBuffer("ws_w0", bytes).ok());
+    EXPECT_EQ(bytes.size(), 4u * 256u * 2u);
 }
 
 // The follow-up of a quick-compile Run: the kernels compiled at full optimization with the options
