@@ -43,9 +43,9 @@ std::optional<int64_t> accessMask(Interpreter& in, const BoundArgs& b) {
 
 // The 1-D extent in elements when it is a compile-time constant: extent=, else the product of the extents
 // given (padded with leading 1s), else TileLang's default (1 for an element, the region's or the buffer's
-// size otherwise). nullopt when symbolic; false after an error.
-bool accessExtent(Interpreter& in, const BoundArgs& b, const Operand& base, bool element,
-                  std::optional<int64_t>& out) {
+// size otherwise). kSymbolicExtent when it is not a constant; false after an error.
+constexpr int64_t kSymbolicExtent = -1;
+bool accessExtent(Interpreter& in, const BoundArgs& b, const Operand& base, bool element, int64_t& out) {
     std::vector<Value> given = b.varargs;
     if (given.size() == 1 && (given[0].kind == ValueKind::List || given[0].kind == ValueKind::Tuple))
         given = *given[0].items;
@@ -71,10 +71,10 @@ bool accessExtent(Interpreter& in, const BoundArgs& b, const Operand& base, bool
             return false;
         std::optional<int64_t> c = ir::constantInt(e);
         if (!c) {
-            out = std::nullopt;
+            out = kSymbolicExtent;
             return true;
         }
-        *out *= *c;
+        out *= *c;
     }
     return true;
 }
@@ -121,7 +121,7 @@ Value accessPtr(Interpreter& in, PrimitiveCall& call) {
             mins[0] = asInt32(ir::makeBinary(ir::BinaryOp::Add, mins[0], asInt32(offset), b.at(2)));
         }
     }
-    std::optional<int64_t> extent;
+    int64_t extent = kSymbolicExtent;
     if (!accessExtent(in, b, *base, element, extent))
         return Value::poison();
     Value v;
@@ -130,7 +130,7 @@ Value accessPtr(Interpreter& in, PrimitiveCall& call) {
     v.object->type = kAccessPtrType;
     v.object->attrs["base"] = Value::symbolic(ir::makeLoad(base->buffer, mins, b.at(0)));
     v.object->attrs["mask"] = Value::integer(*mask);
-    v.object->attrs["extent"] = extent ? Value::integer(*extent) : Value::none();
+    v.object->attrs["extent"] = extent == kSymbolicExtent ? Value::none() : Value::integer(extent);
     return v;
 }
 

@@ -61,6 +61,16 @@ inline PlannedProgram planTestProgram(const std::string& file,
                        std::move(overrides), backend);
 }
 
+// A test program under tests/engine/run/programs: programs the JIT does not lower (thread-indexed code,
+// per-thread emitter fragments), kept apart from the folders whose every program the JIT must match the
+// interpreter on.
+inline PlannedProgram planInterpreterProgram(const std::string& file,
+                                             std::vector<std::pair<std::string, std::string>> overrides = {},
+                                             Backend backend = Backend::Portable) {
+    return planProgram(file, readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/run/programs/" + file),
+                       std::move(overrides), backend);
+}
+
 // A TileLang example of the corpus under tests/corpus/tilelang-examples ("warp_specialize/x.py").
 inline PlannedProgram planCorpusProgram(const std::string& file,
                                         std::vector<std::pair<std::string, std::string>> overrides = {},

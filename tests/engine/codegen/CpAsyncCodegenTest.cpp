@@ -1,6 +1,6 @@
 // The program's own cp.async (T.ptx_cp_async) and its noinc mbarrier arrive (T.cp_async_barrier_noinc) in a
-// T.ws producer (programs/ws_cp_async_gemm.py, FlashMLA's pattern): each copy is one cp.async of the width
-// asked for, to the shared element under the buffer's planned layout; the arrive is
+// T.ws producer (tests/engine/run/programs/ws_cp_async_gemm.py, FlashMLA's pattern): each copy is one
+// cp.async of the width asked for, to the shared element under the buffer's planned layout; the arrive is
 // cp.async.mbarrier.arrive.noinc on the stage's mbarrier; on the hopper backend the consumer fences what it
 // waited for to the async proxy before wgmma reads it; the code compiles with NVRTC for sm_90a on both
 // backends; on sm_80 the mbarriers are a diagnostic; and the bank analysis says it does not model them.
@@ -25,7 +25,7 @@ std::string cudaOf(const PlannedProgram& p) {
 }
 
 TEST(CpAsyncCodegen, EachCopyIsOneCpAsyncAndTheArriveIsNoinc) {
-    PlannedProgram p = planTestProgram(kProgram);
+    PlannedProgram p = planInterpreterProgram(kProgram);
     ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
     const std::string cuda = cudaOf(p);
     // The helpers are in the header of this unit (and only where a kernel uses them).
@@ -52,7 +52,7 @@ TEST(CpAsyncCodegen, EachCopyIsOneCpAsyncAndTheArriveIsNoinc) {
 }
 
 TEST(CpAsyncCodegen, OnHopperTheConsumerFencesWhatItWaitedForBeforeWgmma) {
-    PlannedProgram p = planTestProgram(kProgram, {}, Backend::Hopper);
+    PlannedProgram p = planInterpreterProgram(kProgram, {}, Backend::Hopper);
     ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
     const std::string cuda = cudaOf(p);
     EXPECT_EQ(p.plan().kernels.at(0).gemms.at(0).instruction.kind, layout::GemmInstructionKind::Wgmma);
@@ -71,7 +71,7 @@ TEST(CpAsyncCodegen, TheShapeOfEachCopyFollowsItsWidth) {
     // vec=4 halves are 8 bytes (cp.async.ca), vec=2 are 4.
     for (auto [vec, helper] : {std::pair{"4", "tb_cp_async_8("}, std::pair{"2", "tb_cp_async_4("}}) {
         SCOPED_TRACE(vec);
-        PlannedProgram p = planTestProgram(kProgram, {{"vec", vec}});
+        PlannedProgram p = planInterpreterProgram(kProgram, {{"vec", vec}});
         ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
         const std::string cuda = cudaOf(p);
         EXPECT_NE(cuda.find(std::string(helper) + "tb_smem_addr(&B_shared["), std::string::npos) << cuda;
@@ -85,7 +85,7 @@ TEST(CpAsyncCodegen, ItCompilesForSm90aOnBothBackends) {
     for (Backend backend : {Backend::Portable, Backend::Hopper})
         for (const char* vec : {"8", "2"}) {
             SCOPED_TRACE(std::string(backend == Backend::Hopper ? "hopper" : "portable") + " vec=" + vec);
-            PlannedProgram p = planTestProgram(kProgram, {{"vec", vec}}, backend);
+            PlannedProgram p = planInterpreterProgram(kProgram, {{"vec", vec}}, backend);
             ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
             std::string errors;
             CudaKernelSource code = generateFor(p, errors);
@@ -98,15 +98,14 @@ TEST(CpAsyncCodegen, OnSm80TheMbarriersAreADiagnostic) {
     CompileOptions options;
     options.target = targetSm80();
     auto result = compileTileProgram(
-        kProgram, readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/" + kProgram),
-        options);
+        kProgram, readFile(std::string(TILEBENCH_TESTS_DIR) + "/engine/run/programs/" + kProgram), options);
     EXPECT_FALSE(result->ok());
     EXPECT_NE(result->formattedDiagnostics().find("codegen-mbarrier-target"), std::string::npos)
         << result->formattedDiagnostics();
 }
 
 TEST(CpAsyncCodegen, TheBankAnalysisSaysItDoesNotModelTheCopies) {
-    PlannedProgram p = planTestProgram(kProgram);
+    PlannedProgram p = planInterpreterProgram(kProgram);
     ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
     int skipped = 0;
     for (const Diagnostic& d : p.result->diagnostics.diagnostics())
