@@ -19,6 +19,12 @@ using ir::Stmt;
 
 namespace {
 
+// A zero of a CUDA storage type: `T()`, or a cast where the type is two words ("unsigned char", float8's
+// storage), which a functional cast cannot name.
+std::string zeroOfType(const std::string& type) {
+    return type.find(' ') == std::string::npos ? type + "()" : "static_cast<" + type + ">(0)";
+}
+
 // The rows part of the full-vector condition (neither the vector-length nor, when asked, the alignment part).
 std::string rowsCondition(const std::vector<std::string>& full, bool dropAlignment) {
     std::string rows;
@@ -298,8 +304,8 @@ void KernelEmitter::emitVectorCopyAccess(VectorCopy& c) {
         if (inb.empty())
             inb = "true";
         if (src.buffer->scope == MemoryScope::Global)
-            line(c.dstPtr + "[" + e + "] = (" + inb + ") ? " + c.srcPtr + "[" + e + "] : " + c.sourceType +
-                     "();",
+            line(c.dstPtr + "[" + e + "] = (" + inb + ") ? " + c.srcPtr + "[" + e +
+                     "] : " + zeroOfType(c.sourceType) + ";",
                  s.range);
         else
             line("if (" + inb + ") " + c.dstPtr + "[" + e + "] = " + c.srcPtr + "[" + e + "];", s.range);
