@@ -113,9 +113,9 @@ TEST(CorpusList, ExpectedFailuresNameCorpusProgramsWithAReason) {
     }
 }
 
-// run-inputs.txt: "PROGRAM: tilec run arguments" for programs whose index inputs their host code computes.
-// Every --fill names an input of the program and every --dim one of its dynamic dims, so that the GPU
-// corpus run (scripts/gpu-check.sh) does not fail on a stale line.
+// run-inputs.txt: "PROGRAM: tilec run arguments" for programs whose index inputs their host code computes or
+// whose check samples blocks. Every --fill names an input of the program and every --dim one of its dynamic
+// dims, so that the GPU corpus run (scripts/gpu-check.sh) does not fail on a stale line.
 TEST(CorpusList, RunInputsNameInputsAndDynamicDimsOfTheirPrograms) {
     std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/corpus/run-inputs.txt");
     std::string line;
@@ -138,6 +138,8 @@ TEST(CorpusList, RunInputsNameInputsAndDynamicDimsOfTheirPrograms) {
                 EXPECT_TRUE(std::any_of(func.params.begin(), func.params.end(),
                                         [&](const ir::Buffer* b) { return b->name == name && !b->isOutput; }))
                     << program << ": --fill " << name << " is not an input";
+            } else if (option == "--check-blocks") {
+                EXPECT_GT(std::stoll(value), 0) << program << ": --check-blocks samples some blocks";
             } else {
                 EXPECT_EQ(option, "--dim") << program;
                 EXPECT_TRUE(std::any_of(func.dynamicDims.begin(), func.dynamicDims.end(),
