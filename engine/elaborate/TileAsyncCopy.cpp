@@ -60,8 +60,9 @@ bool accessExtent(Interpreter& in, const BoundArgs& b, const Operand& base, bool
     if (b.given[3] && b[3].kind != ValueKind::None) {
         extents.push_back(in.toExpr(b[3], b.at(3), "extent"));
     } else if (!given.empty()) {
-        for (size_t k = 0; k < given.size(); ++k)
-            extents.push_back(in.toExpr(given[k], b.varargRanges[k], "an extent"));
+        for (size_t k = 0; k < given.size(); ++k) // a list of extents is one vararg: its range for each
+            extents.push_back(
+                in.toExpr(given[k], b.varargRanges[std::min(k, b.varargRanges.size() - 1)], "an extent"));
     } else if (!element) {
         extents = base.extents;
     }
