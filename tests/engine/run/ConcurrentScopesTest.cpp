@@ -9,6 +9,7 @@
 #include "engine/run/CpuRun.h"
 #include "engine/run/RunReport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <gtest/gtest.h>
