@@ -53,42 +53,13 @@ void KernelEmitter::declareBarriers() {
     line("__syncthreads(); // the mbarriers are initialized before any thread uses them");
 }
 
-namespace {
-
-bool usesMbarriers(const Stmt& scope) {
-    bool found = false;
-    if (scope.body)
-        ir::walkStmts(*scope.body, [&](const Stmt& s, const std::vector<const Stmt*>&) {
-            found = found || s.kind == ir::StmtKind::Barrier;
-        });
-    return found;
-}
-
-} // namespace
-
-// A producer scope and a consumer scope that order their shared accesses with the program's mbarriers (the
-// producer waits for a stage to be released before it refills it, the consumer waits for it to be filled)
-// must run at the same time: a block barrier between them would leave the producer waiting for a release
-// that the consumer, held at the barrier, never makes. Such a run of sibling scopes is synchronized once
-// before its first scope, where every thread passes, and not between its scopes; mbarrier arrive and wait
-// order the accesses in between (release and acquire at CTA scope), as TileLang trusts them to.
+// A run of sibling scopes that order their shared accesses with the program's mbarriers
+// (ir::concurrentWarpGroupRun) is synchronized once before its first scope, where every thread passes, and
+// not between its scopes: a block barrier there would leave a producer waiting for a release that the
+// consumer, held at the barrier, never makes. mbarrier arrive and wait order the accesses in between
+// (release and acquire at CTA scope), as TileLang trusts them to.
 size_t KernelEmitter::concurrentScopeRun(const std::vector<ir::StmtPtr>& stmts, size_t first) const {
-    if (m_scope)
-        return 0;
-    size_t count = 0;
-    for (size_t k = first; k < stmts.size(); ++k) {
-        const ir::StmtPtr& s = stmts[k];
-        if (!s || s->kind != ir::StmtKind::WarpGroups || !usesMbarriers(*s))
-            break;
-        bool disjoint = true;
-        for (size_t j = first; j < k; ++j)
-            disjoint = disjoint && (stmts[j]->firstThread + stmts[j]->threadCount <= s->firstThread ||
-                                    s->firstThread + s->threadCount <= stmts[j]->firstThread);
-        if (!disjoint)
-            break;
-        ++count;
-    }
-    return count >= 2 ? count : 0;
+    return m_scope ? 0 : ir::concurrentWarpGroupRun(stmts, first);
 }
 
 void KernelEmitter::emitConcurrentScopes(const std::vector<ir::StmtPtr>& stmts, size_t first, size_t count,

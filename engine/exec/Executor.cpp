@@ -4,6 +4,7 @@
 // exception that never leaves this file.
 #include "engine/exec/Executor.h"
 
+#include "engine/exec/CooperativeScopes.h"
 #include "engine/exec/MmaIntrinsics.h"
 #include "engine/ir/IrQueries.h"
 
@@ -11,11 +12,14 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace tb {
@@ -53,6 +57,23 @@ struct BufferSlot {
     // A local array of every thread of the block (a TensorCoreIntrinEmitter operand): copy t at
     // data[t * elements]; the shape is one thread's.
     int64_t threadCopies = 1;
+    // An mbarrier buffer (T.alloc_barrier): each mbarrier's completed phases and the arrivals its current
+    // phase still needs, per block.
+    struct Mbarrier {
+        int64_t phase = 0;
+        int64_t pending = 1;
+        int64_t arriveCount = 1;
+    };
+    std::vector<Mbarrier> mbarriers;
+};
+
+// What one of the T.ws scopes that run concurrently waits for, while it waits (for the deadlock report).
+struct ScopeWait {
+    const Stmt* scope = nullptr; // the WarpGroups statement
+    const Stmt* wait = nullptr;  // its mbarrier_wait_parity
+    int64_t index = 0;           // the mbarrier's index in its buffer
+    int64_t parity = 0;
+    bool waiting = false;
 };
 
 // A region with its bounds evaluated.
@@ -696,8 +717,14 @@ private:
         const Stmt& s = *stmt;
         switch (s.kind) {
         case StmtKind::Seq:
-            for (const auto& child : s.stmts)
-                exec(child.get());
+            for (size_t k = 0; k < s.stmts.size(); ++k) {
+                if (size_t count = concurrentScopes(s.stmts, k)) {
+                    execConcurrently(s.stmts, k, count);
+                    k += count - 1;
+                } else {
+                    exec(s.stmts[k].get());
+                }
+            }
             break;
         case StmtKind::Kernel:
             execKernel(s);
@@ -753,13 +780,22 @@ private:
         case StmtKind::Print:
             execPrint(s);
             break;
-        case StmtKind::WarpGroups:
-            // Tile semantics: the block's statements run in program order, which the program's own mbarrier
-            // protocol must allow (the producer's copy before the consumer's gemm that waits for it).
+        case StmtKind::WarpGroups: {
+            // Tile semantics: the scope's statements run once, for all its threads; an mbarrier arrive in it
+            // counts as all of them arriving. Scopes that run concurrently switch at their waits
+            // (execConcurrently); others run in program order.
+            const int64_t outerThreads = m_arrivingThreads;
+            const bool outerInScope = m_inWarpGroup;
+            m_arrivingThreads = s.threadCount;
+            m_inWarpGroup = true;
             exec(s.body.get());
+            m_arrivingThreads = outerThreads;
+            m_inWarpGroup = outerInScope;
             break;
+        }
         case StmtKind::Barrier:
-            break; // in program order every wait is already satisfied
+            execBarrier(s);
+            break;
         case StmtKind::GridSync:
             // Reached only through execKernelInPhases, which runs every block up to the barrier first.
             if (!m_inPhases)
@@ -778,6 +814,181 @@ private:
             break;
         }
         m_currentRange = saved;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // mbarriers and the T.ws scopes that run concurrently
+    //
+    // Each block's mbarriers count phases as the GPU's do: an arrive counts the arriving threads (a T.ws
+    // scope's, or the block's outside one), and when the arrive count is reached the phase completes and the
+    // next begins. A wait for parity p passes once the phase of parity p has completed
+    // (mbarrier.try_wait.parity: at first phase 0 is pending, so a wait for 0 blocks and one for 1 passes).
+    // Copies are synchronous here, so expect_tx and a T.tma_copy's barrier add nothing: the program's own
+    // arrives complete the phases. Outside a run of concurrent scopes program order runs every arrive
+    // before the waits it satisfies, so a wait passes; inside one, an unsatisfied wait hands over to the
+    // next scope that can run (CooperativeScopes), and the scope resumes once its phase has completed.
+
+    size_t concurrentScopes(const std::vector<ir::StmtPtr>& stmts, size_t k) {
+        if (m_inWarpGroup || !stmts[k] || stmts[k]->kind != StmtKind::WarpGroups)
+            return 0;
+        auto [it, inserted] = m_concurrentRuns.try_emplace(stmts[k].get(), 0);
+        if (inserted)
+            it->second = ir::concurrentWarpGroupRun(stmts, k);
+        return it->second;
+    }
+
+    // The interpreter state that belongs to one scope's execution, put aside while another scope runs.
+    struct ScopeContext {
+        int depth = 0;
+        SourceRange range;
+        int64_t arrivingThreads = 1;
+        bool inWarpGroup = false;
+        CooperativeScopes* scopes = nullptr;
+        size_t scopeIndex = 0;
+        std::vector<int64_t> varValues;
+        std::vector<char> varBound;
+    };
+
+    ScopeContext takeContext() {
+        return {m_depth,  m_currentRange, m_arrivingThreads,      m_inWarpGroup,
+                m_scopes, m_scopeIndex,   std::move(m_varValues), std::move(m_varBound)};
+    }
+
+    void putContext(ScopeContext context) {
+        m_depth = context.depth;
+        m_currentRange = context.range;
+        m_arrivingThreads = context.arrivingThreads;
+        m_inWarpGroup = context.inWarpGroup;
+        m_scopes = context.scopes;
+        m_scopeIndex = context.scopeIndex;
+        m_varValues = std::move(context.varValues);
+        m_varBound = std::move(context.varBound);
+    }
+
+    // Runs stmts[first, first + count), T.ws scopes that run concurrently on the GPU, as cooperating scopes:
+    // each with the block's state as it is here (its own copy of the vars), switching at unsatisfied waits.
+    void execConcurrently(const std::vector<ir::StmtPtr>& stmts, size_t first, size_t count) {
+        std::vector<ScopeWait> waits(count);
+        for (size_t i = 0; i < count; ++i)
+            waits[i].scope = stmts[first + i].get();
+        ScopeContext entry = takeContext();
+        m_scopeWaits = &waits;
+        try {
+            CooperativeScopes::run(count, [&](CooperativeScopes& scopes, size_t i) {
+                putContext(entry);
+                m_scopes = &scopes;
+                m_scopeIndex = i;
+                exec(stmts[first + i].get());
+            });
+        } catch (const std::runtime_error& e) { // no thread for a scope
+            putContext(std::move(entry));
+            m_scopeWaits = nullptr;
+            fail("execution-limit", blame(stmts[first]->range), e.what(),
+                 "the executor runs each concurrent T.ws scope on a thread of its own");
+        } catch (...) {
+            putContext(std::move(entry));
+            m_scopeWaits = nullptr;
+            throw;
+        }
+        putContext(std::move(entry));
+        m_scopeWaits = nullptr;
+    }
+
+    void execBarrier(const Stmt& s) {
+        if (!s.barrier)
+            fail("execution-malformed-ir", blame(s.range), "an mbarrier operation without its mbarrier",
+                 "this is an elaborator bug");
+        BufferSlot& slot = boundSlot(s.barrier, s.range);
+        const int64_t index = s.barrierIndex ? evalInt(s.barrierIndex) : 0;
+        if (index < 0 || index >= static_cast<int64_t>(slot.mbarriers.size()))
+            fail("runtime-out-of-bounds", blame(s.range),
+                 "mbarrier index " + std::to_string(index) + " of '" + s.barrier->name + "', which holds " +
+                     std::to_string(slot.mbarriers.size()) + " mbarrier(s)",
+                 "index the T.alloc_barrier buffer within its arrive counts");
+        BufferSlot::Mbarrier& bar = slot.mbarriers[static_cast<size_t>(index)];
+        switch (s.barrierOp) {
+        case ir::BarrierOp::Arrive:
+        case ir::BarrierOp::CpAsyncArrive: {
+            // Arrivals past the pending count belong to the next phase, as the GPU's would.
+            int64_t left = std::max<int64_t>(m_arrivingThreads, 1);
+            for (; left >= bar.pending; bar.pending = bar.arriveCount) {
+                left -= bar.pending;
+                ++bar.phase;
+            }
+            bar.pending -= left;
+            break;
+        }
+        case ir::BarrierOp::ExpectTx:
+            break; // copies are synchronous: the program's arrives complete the phase
+        case ir::BarrierOp::WaitParity:
+            if (m_scopes) // in program order every wait is already satisfied
+                waitForPhase(s, bar, index, s.value ? evalInt(s.value) & 1 : 0);
+            break;
+        }
+    }
+
+    void waitForPhase(const Stmt& s, const BufferSlot::Mbarrier& bar, int64_t index, int64_t parity) {
+        const std::function<bool()> completed = [&bar, parity] { return (bar.phase & 1) != parity; };
+        if (completed())
+            return;
+        ScopeWait& wait = (*m_scopeWaits)[m_scopeIndex];
+        wait.wait = &s;
+        wait.index = index;
+        wait.parity = parity;
+        wait.waiting = true;
+        CooperativeScopes* scopes = m_scopes;
+        const size_t self = m_scopeIndex;
+        ScopeContext mine = takeContext();
+        const bool satisfied = scopes->waitUntil(self, completed);
+        putContext(std::move(mine));
+        if (!satisfied)
+            reportDeadlock(s);
+        wait.waiting = false;
+    }
+
+    static std::string scopeName(const Stmt& scope) {
+        std::string groups;
+        for (int64_t g : scope.warpGroups)
+            groups += (groups.empty() ? "" : ", ") + std::to_string(g);
+        return "ws(" + groups + ") (threads " + std::to_string(scope.firstThread) + ".." +
+               std::to_string(scope.firstThread + scope.threadCount - 1) + ")";
+    }
+
+    // Every unfinished scope waits for a phase that no scope will complete: on the GPU the block would hang.
+    [[noreturn]] void reportDeadlock(const Stmt& s) {
+        std::string waiting, finished;
+        std::vector<DiagnosticNote> notes;
+        for (const ScopeWait& w : *m_scopeWaits) {
+            const std::string who = scopeName(*w.scope);
+            if (!w.waiting) {
+                finished += (finished.empty() ? "" : ", ") + who;
+                continue;
+            }
+            const BufferSlot::Mbarrier& bar = slotOf(w.wait->barrier).mbarriers[size_t(w.index)];
+            const std::string what = "mbarrier " + w.wait->barrier->name + "[" + std::to_string(w.index) +
+                                     "], parity " + std::to_string(w.parity);
+            waiting += (waiting.empty() ? "" : "; ") + who + " waits for " + what;
+            notes.push_back({w.wait->range, who + " waits here for " + what + " (" +
+                                                std::to_string(bar.phase) +
+                                                " phase(s) completed; the current one, of parity " +
+                                                std::to_string(bar.phase & 1) + ", still needs " +
+                                                std::to_string(bar.pending) + " of " +
+                                                std::to_string(bar.arriveCount) + " arrivals)"});
+        }
+        Diagnostic& d = m_diags.error(
+            "execution-mbarrier-deadlock", blame(s.range),
+            "the T.ws scopes that run concurrently wait forever: " + waiting +
+                (finished.empty() ? std::string() : "; " + finished + " finished") +
+                ". No scope can complete those phases: on the GPU the block would hang",
+            "an mbarrier completes a phase when its arrive count of threads arrived (an arrive in a T.ws "
+            "scope counts all its threads); a wait for parity p passes once a phase of parity p completed, "
+            "so "
+            "the first wait for parity 0 needs the first phase's arrivals and a first wait for parity 1 "
+            "passes at once: check the arrive counts, the arrives and the parities");
+        d.notes.insert(d.notes.end(), notes.begin(), notes.end());
+        if (m_inKernel)
+            d.notes.push_back({s.range, "in block (" + joinInts(m_blockIndex) + ")"});
+        throw StopExecution{};
     }
 
     // Fresh storage for a buffer allocated in a kernel (on-chip: global workspaces belong to the function).
@@ -807,6 +1018,11 @@ private:
         slot.owned.assign(static_cast<size_t>(elementCount(shape) * slot.threadCopies), poison);
         slot.data = slot.owned.data();
         slot.bound = true;
+        slot.mbarriers.clear();
+        for (int64_t count : buffer->arriveCounts) {
+            const int64_t arrivals = std::max<int64_t>(count, 1);
+            slot.mbarriers.push_back({0, arrivals, arrivals});
+        }
         if (buffer->initValue && *buffer->initValue) {
             double init = evalStored(*buffer->initValue, buffer->dtype);
             for (double& element : slot.owned)
@@ -1051,6 +1267,7 @@ private:
     void findThreadLocals(const Stmt& kernel) {
         m_threadLocals.clear();
         m_blockThreads = ir::blockThreads(kernel);
+        m_arrivingThreads = m_blockThreads;
         ir::walkStmts(kernel, [&](const Stmt& s, const std::vector<const Stmt*>&) {
             if (s.kind != StmtKind::MmaIntrinsic)
                 return;
@@ -1583,6 +1800,14 @@ private:
     int64_t m_steps = 0;
     int m_depth = 0;
     SourceRange m_currentRange;
+    // mbarriers and T.ws scopes: the threads an arrive stands for (the scope's, or the block's), whether a
+    // scope is running, and the concurrent scopes running now (null outside them) with this one's index.
+    int64_t m_arrivingThreads = 1;
+    bool m_inWarpGroup = false;
+    CooperativeScopes* m_scopes = nullptr;
+    size_t m_scopeIndex = 0;
+    std::vector<ScopeWait>* m_scopeWaits = nullptr; // what each concurrent scope waits for, when it waits
+    std::unordered_map<const Stmt*, size_t> m_concurrentRuns; // ir::concurrentWarpGroupRun, by first scope
 };
 
 } // namespace

@@ -15,6 +15,13 @@
 // block ("grid-sync-divergent" otherwise: on the GPU the grid would deadlock). Such a kernel is never
 // sampled (blockSample does not apply): its blocks depend on each other.
 //
+// T.ws scopes and mbarriers. Each block's mbarriers count phases and arrivals (an arrive in a T.ws scope
+// counts all its threads, one outside as the block's). Consecutive scopes that run concurrently on the GPU
+// (ir::concurrentWarpGroupRun) run as cooperating scopes, one at a time: a scope runs until an mbarrier wait
+// whose phase has not completed, then the next one that can run, round robin; every unfinished scope
+// waiting is "execution-mbarrier-deadlock". Elsewhere statements run in program order and waits pass
+// (docs/warp-specialization.md, "On the CPU").
+//
 // Tile ops. Copy pairs the non-unit extents of src and dst in order and converts each element to dst's
 // dtype; out-of-bounds global reads give 0 and out-of-bounds global writes are skipped (TileLang's copy
 // bound guards), while any out-of-bounds access to a non-global buffer is a "runtime-out-of-bounds" error.

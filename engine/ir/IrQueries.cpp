@@ -199,6 +199,40 @@ bool containsGridSync(const Stmt& root) {
     return found;
 }
 
+namespace {
+
+bool usesMbarriers(const Stmt& scope) {
+    bool found = false;
+    if (scope.body)
+        walkStmts(*scope.body, [&](const Stmt& s, const std::vector<const Stmt*>&) {
+            found = found || s.kind == StmtKind::Barrier;
+        });
+    return found;
+}
+
+} // namespace
+
+// A producer scope and a consumer scope that order their shared accesses with the program's mbarriers (the
+// producer waits for a stage to be released before it refills it, the consumer waits for it to be filled)
+// must run at the same time: run one after the other, the first would wait for an arrive that only the
+// second makes.
+size_t concurrentWarpGroupRun(const std::vector<StmtPtr>& stmts, size_t first) {
+    size_t count = 0;
+    for (size_t k = first; k < stmts.size(); ++k) {
+        const StmtPtr& s = stmts[k];
+        if (!s || s->kind != StmtKind::WarpGroups || !usesMbarriers(*s))
+            break;
+        bool disjoint = true;
+        for (size_t j = first; j < k; ++j)
+            disjoint = disjoint && (stmts[j]->firstThread + stmts[j]->threadCount <= s->firstThread ||
+                                    s->firstThread + s->threadCount <= stmts[j]->firstThread);
+        if (!disjoint)
+            break;
+        ++count;
+    }
+    return count >= 2 ? count : 0;
+}
+
 void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<const Buffer*>& writes) {
     bufferEffects(root, MemoryScope::Shared, reads, writes);
 }

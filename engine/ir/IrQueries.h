@@ -6,6 +6,7 @@
 
 #include "engine/ir/Module.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -61,6 +62,13 @@ void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<co
 // True when `root` holds a grid barrier (T.sync_grid) anywhere: a kernel that has one must launch
 // cooperatively, with every block resident at once, and its blocks depend on each other.
 bool containsGridSync(const Stmt& root);
+
+// The T.ws scopes that run concurrently from stmts[first]: consecutive WarpGroups statements over disjoint
+// threads whose bodies use the program's mbarriers (a producer and a consumer that order their shared
+// accesses with them). Returns how many, or 0 when fewer than two. The CUDA backend runs them without a
+// block barrier between them; the CPU executor runs them as cooperating scopes that switch at an
+// unsatisfied mbarrier wait. Outside such a run, scopes run one after another.
+size_t concurrentWarpGroupRun(const std::vector<StmtPtr>& stmts, size_t first);
 
 // Constant extents of a region (nullopt when one is symbolic).
 std::optional<std::vector<int64_t>> constantExtents(const ir::Region& region);

@@ -4,6 +4,7 @@
 // failure exits that report an ErrorSite.
 #include "engine/exec/Executor.h"
 #include "engine/exec/HostTensor.h"
+#include "engine/ir/IrQueries.h"
 #include "engine/jit/Lowering.h"
 
 #include <algorithm>
@@ -319,8 +320,14 @@ void Lowerer::lowerStmt(const Stmt* stmt) {
     const Stmt& s = *stmt;
     switch (s.kind) {
     case StmtKind::Seq:
-        for (const auto& child : s.stmts)
-            lowerStmt(child.get());
+        for (size_t k = 0; k < s.stmts.size(); ++k) {
+            // Lowered code runs a block straight through; it cannot suspend a scope at a wait.
+            if (ir::concurrentWarpGroupRun(s.stmts, k))
+                throw Unsupported{
+                    "T.ws scopes that run concurrently, ordered by the program's mbarriers (the "
+                    "interpreter switches between them at their waits, as the GPU runs them)"};
+            lowerStmt(s.stmts[k].get());
+        }
         break;
     case StmtKind::Kernel:
         throw Unsupported{"a T.Kernel inside a kernel"};

@@ -103,8 +103,9 @@ TEST(CpuRun, Float8CorpusGemmComputesTheProduct) {
         }
 }
 
-// TileLang's hand-warp-specialized GEMMs run their T.ws scopes in program order on the CPU, which their
-// mbarrier protocol allows, and compute A @ B (checked against the naive GEMM the test names for them).
+// TileLang's hand-warp-specialized GEMMs run their producer and consumer T.ws scopes concurrently on the CPU,
+// switching at their mbarrier waits as the GPU runs them, and compute A @ B (checked against the naive GEMM
+// the test names for them).
 TEST(CpuRun, WarpSpecializedCorpusGemmsComputeTheProduct) {
     for (const char* name :
          {"barrierpipe_stage2", "copy_0_gemm_1", "copy_1_gemm_0", "copy_gemm_0_1", "softpipe_stage2"}) {

@@ -4,12 +4,14 @@
 #include "engine/run/GpuRun.h"
 
 #include "CodegenTestSupport.h"
+#include "engine/exec/InputFill.h"
 #include "engine/gpu/CudaDriver.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -158,6 +160,13 @@ std::vector<Case> corpusCases() {
     out.push_back(decode);
     decode.params = {};
     out.push_back(decode);
+    // T.ws scopes that run concurrently (FlashMLA's two consumer warpgroups ping-pong through mbarriers,
+    // ws(0) waiting on arrives of ws(1)): the CPU oracle runs them as the GPU does.
+    Case flashmla;
+    flashmla.file = "warp_specialize/example_warp_specialize_flashmla.py";
+    flashmla.corpus = true;
+    flashmla.params = {{"batch", "2"}, {"heads", "64"}, {"seqlen_kv", "512"}};
+    out.push_back(flashmla);
     return out;
 }
 
@@ -299,6 +308,43 @@ TEST(GridSyncOnGpu, PersistentMlaDecodeAtItsOwnShape) {
         run::GpuRunResult r = run::runOnGpu(*p.result, options);
         EXPECT_TRUE(r.ok()) << backendName(backend) << ": " << describe(r);
         EXPECT_EQ(r.oracleBlocks, 0) << "a kernel with a grid barrier is checked whole";
+    }
+}
+
+// MInference's vertical-slash attention: its producer scope, first in program order, refills a 2-stage K/V
+// ring that the consumer scope reads, at up to 16 slash blocks per query block (index inputs as
+// run-inputs.txt gives them, scaled to seq_len 1024); and the ring test program whose consumer scope comes
+// first. Both need the CPU oracle to run the scopes concurrently, switching at their mbarrier waits.
+TEST(ConcurrentScopesOnGpu, ProducerConsumerRingsMatchTheCpuOracle) {
+    std::string why;
+    if (!gpuAvailable(why))
+        GTEST_SKIP() << "no GPU: " << why;
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        SCOPED_TRACE(backendName(backend));
+        PlannedProgram p =
+            planCorpusProgram("minference/example_vertical_slash_sparse_attn.py",
+                              {{"seq_len", "1024"}, {"vertical_size", "128"}, {"slash_size", "16"}}, backend);
+        ASSERT_TRUE(p.ok()) << p.planErrors << (p.result ? p.result->formattedDiagnostics() : "");
+        run::GpuRunOptions options;
+        options.client = &sharedRunner();
+        for (auto [name, text] :
+             std::vector<std::pair<std::string, std::string>>{{"BlockCount", "randint:0..16"},
+                                                              {"BlockOffset", "randint:0..960"},
+                                                              {"ColumnCount", "randint:0..128"},
+                                                              {"ColumnIndex", "randint:0..1023"}}) {
+            std::string error;
+            std::optional<InputFill> fill = parseInputFill(text, error);
+            ASSERT_TRUE(fill) << error;
+            options.fills[name] = *fill;
+        }
+        run::GpuRunResult r = run::runOnGpu(*p.result, options);
+        EXPECT_TRUE(r.ok()) << describe(r);
+        PlannedProgram ring = planInterpreterProgram("ws_ring_consumer_first.py", {}, backend);
+        ASSERT_TRUE(ring.ok()) << ring.planErrors << (ring.result ? ring.result->formattedDiagnostics() : "");
+        run::GpuRunOptions ringOptions;
+        ringOptions.client = &sharedRunner();
+        run::GpuRunResult rr = run::runOnGpu(*ring.result, ringOptions);
+        EXPECT_TRUE(rr.ok()) << describe(rr);
     }
 }
 
