@@ -94,13 +94,14 @@ bool isContiguousTile(const ir::Region& tile) {
 }
 
 // Shared buffers that TileLang 0.1.15 stores with a TMA tensor copy on sm_90a: the source of a copy to a
-// strided global tile (a contiguous one goes by a 1-D bulk copy, which needs the row-major layout).
+// strided global tile (a contiguous one goes by a 1-D bulk copy, which needs the row-major layout) that the
+// program lets use TMA (T.copy(..., disable_tma=True) is a SIMT copy, which keeps the row-major layout).
 std::set<const ir::Buffer*> tmaTensorStoreSources(const ir::Stmt& kernel) {
     std::set<const ir::Buffer*> sources;
     ir::walkStmts(kernel, [&](const ir::Stmt& s, const std::vector<const ir::Stmt*>&) {
         if (s.kind == ir::StmtKind::Copy && s.src.buffer && s.dst.buffer &&
             s.src.buffer->scope == ir::MemoryScope::Shared &&
-            s.dst.buffer->scope == ir::MemoryScope::Global && !isContiguousTile(s.dst))
+            s.dst.buffer->scope == ir::MemoryScope::Global && !s.disableTma && !isContiguousTile(s.dst))
             sources.insert(s.src.buffer);
     });
     return sources;
