@@ -157,12 +157,13 @@ Value dataOf(const std::string& what) {
                          "and device only");
 }
 
+// Unknown (nullopt) when a dim is not an integer or the product overflows int64: host code may ask for a
+// tensor of any size, and its element count is then just not known.
 std::optional<int64_t> product(const std::vector<Value>& dims) {
     int64_t n = 1;
     for (const Value& d : dims) {
-        if (!d.isIntLike())
+        if (!d.isIntLike() || __builtin_mul_overflow(n, d.i, &n))
             return std::nullopt;
-        n *= d.i;
     }
     return n;
 }
@@ -171,16 +172,18 @@ std::optional<int64_t> product(const std::vector<Value>& dims) {
 std::vector<Value> reshaped(const std::vector<Value>& from, std::vector<Value> to) {
     auto total = product(from);
     int64_t known = 1;
+    bool knownFits = true;
     size_t inferred = to.size();
     for (size_t k = 0; k < to.size(); ++k) {
         if (to[k].isIntLike() && to[k].i == -1)
             inferred = k;
         else if (to[k].isIntLike())
-            known *= to[k].i;
+            knownFits = knownFits && !__builtin_mul_overflow(known, to[k].i, &known);
     }
     if (inferred < to.size())
-        to[inferred] =
-            total && known ? Value::integer(*total / known) : Value::opaque("a size inferred by -1");
+        to[inferred] = total && knownFits && known != 0 && known != -1
+                           ? Value::integer(*total / known)
+                           : Value::opaque("a size inferred by -1");
     return to;
 }
 
