@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
