@@ -435,8 +435,12 @@ std::shared_ptr<FunctionData> Interpreter::chooseEntry(const ElaborateOptions& o
             return fn;
     if (!m_definedKernels.empty())
         return m_definedKernels.front();
-    m_diagnostics.error("no-kernel", fileStart, "no @tilelang.jit function or @T.prim_func found",
-                        "decorate the kernel with @tilelang.jit (returning a @T.prim_func) or @T.prim_func");
+    Diagnostic& d = m_diagnostics.error(
+        "no-kernel", fileStart, "no @tilelang.jit function or @T.prim_func found",
+        "decorate the kernel with @tilelang.jit (returning a @T.prim_func) or @T.prim_func");
+    // A module body cut short by the step or recursion limit never reached its kernel's definition.
+    if (m_hostStop)
+        d.notes.push_back(*m_hostStop);
     return nullptr;
 }
 

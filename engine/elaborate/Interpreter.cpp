@@ -170,8 +170,11 @@ std::string defaultHint(const std::string& code) {
 
 Value Interpreter::error(const std::string& code, SourceRange range, const std::string& message,
                          const std::string& hint) {
-    if (m_quiet > 0)
+    if (m_quiet > 0) {
+        if (m_hostMode && !m_hostStop && (code == "iteration-limit" || code == "recursion-limit"))
+            m_hostStop = DiagnosticNote{range, "host code stopped here: " + message};
         return Value::opaque("error: " + message);
+    }
     m_diagnostics.error(code, range, message, hint.empty() ? defaultHint(code) : hint);
     return Value::poison();
 }

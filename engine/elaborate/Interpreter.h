@@ -200,6 +200,9 @@ public:
     bool m_hostMode = false;
     bool m_halt = false;    // host code: the first jit call was seen; stop running host code
     bool m_aborted = false; // the step cap was hit; unwind everything
+    // Where host code hit the step or recursion limit (quietly: host code is lenient), for the diagnostic
+    // that follows when that left no kernel defined.
+    std::optional<DiagnosticNote> m_hostStop;
     int64_t m_steps = 0;
     int64_t m_stepLimit = 1000000;
     int m_depth = 0;     // C++ recursion guard over eval/exec/call

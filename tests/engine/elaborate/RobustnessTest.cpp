@@ -152,5 +152,21 @@ TEST(Robustness, FuzzStressSeedsStopWithADiagnostic) {
     }
 }
 
+// Host code that hits the step or recursion limit stops quietly (host code is lenient), but when that
+// leaves no kernel defined, the no-kernel error points at where the module body stopped.
+TEST(Robustness, NoKernelAfterHostCodeHitALimitSaysWhere) {
+    auto loop = elaborateText("x = 0\nwhile True:\n    x += 1\n\n"
+                              "import tilelang\n@tilelang.jit\ndef g(N=4):\n    return N\n");
+    EXPECT_EQ(loop->codes(), std::vector<std::string>{"no-kernel@1:1"}) << loop->report();
+    EXPECT_NE(loop->report().find("2:1: note: host code stopped here: elaboration stopped after"),
+              std::string::npos)
+        << loop->report();
+
+    auto recursion = elaborateText("def f(n):\n    return f(n + 1)\n\n\nM = f(0)\n");
+    EXPECT_NE(recursion->report().find("note: host code stopped here: maximum recursion depth"),
+              std::string::npos)
+        << recursion->report();
+}
+
 } // namespace
 } // namespace tb::test
