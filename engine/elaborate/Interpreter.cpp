@@ -8,9 +8,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -71,6 +74,14 @@ const char* const kBuiltinNames[] = {
     "NotImplementedError",
     "AssertionError",
 };
+
+// A hashed copy for lookup: a name that is not defined is looked up on every step of a host loop, and a
+// scan of the list with string compares made such loops (fuzz_elaborate's timeouts) several times slower.
+bool isBuiltinName(const std::string& name) {
+    static const std::unordered_set<std::string_view> names(std::begin(kBuiltinNames),
+                                                            std::end(kBuiltinNames));
+    return names.count(name) != 0;
+}
 
 // Edit distance with doubled costs, where a substitution that only changes letter case costs 1, so that
 // "transpose_b" is closer to "transpose_B" than to "transpose_A".
@@ -216,9 +227,8 @@ Value Interpreter::lookup(const std::string& name, SourceRange range) {
         if (it != m_globals->vars.end())
             return it->second;
     }
-    for (const char* b : kBuiltinNames)
-        if (name == b)
-            return Value::builtin(std::string("builtins.") + b);
+    if (isBuiltinName(name))
+        return Value::builtin("builtins." + name);
     if (name == "__name__")
         return Value::str("__main__");
     if (m_hostMode)
