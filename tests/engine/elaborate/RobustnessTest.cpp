@@ -168,5 +168,36 @@ TEST(Robustness, NoKernelAfterHostCodeHitALimitSaysWhere) {
         << recursion->report();
 }
 
+// fuzz_elaborate's timeout (run 1): a module-level `while True:` around a call of undefined names spends the
+// whole step budget on name lookups (10 s under ASan before builtin names were hashed). It stops with the
+// no-kernel error and a note at the loop.
+TEST(Robustness, FuzzFoundHostLoopOverUndefinedNamesStops) {
+    auto e = elaborateText(R"(import tilelang
+import tilelang.language as T
+
+x = 0
+while True:
+     kernel(n)
+
+
+@tilelang.jit
+def kernel(N):
+    @T.prim_func
+    def f(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            while True:
+                A[0] = 1.0
+
+    return f
+
+
+if __name__ == "__main__":
+    m1ain()
+)");
+    EXPECT_EQ(e->module, nullptr);
+    EXPECT_EQ(e->codes(), std::vector<std::string>{"no-kernel@1:1"}) << e->report();
+    EXPECT_NE(e->report().find("5:1: note: host code stopped here"), std::string::npos) << e->report();
+}
+
 } // namespace
 } // namespace tb::test
