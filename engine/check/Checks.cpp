@@ -4,8 +4,8 @@
 #include "engine/check/Checks.h"
 
 #include "engine/check/CheckSupport.h"
-#include "engine/check/GridSyncChecks.h"
 #include "engine/check/CpAsyncChecks.h"
+#include "engine/check/GridSyncChecks.h"
 #include "engine/check/SharedMemoryBudget.h"
 #include "engine/check/TileOpChecks.h"
 #include "engine/ir/IrQueries.h"

@@ -3,8 +3,8 @@
 // T.barrier_wait, T.mbarrier_arrive / T.barrier_arrive, T.mbarrier_expect_tx, T.cp_async_barrier_noinc (an
 // arrive made when the thread's T.ptx_cp_async copies land), T.tma_copy (a copy whose bytes arrive on an
 // mbarrier), and T.sync_grid (a barrier of the whole grid). Tile semantics run the block's statements in
-// program order, which a correct producer/consumer protocol allows; the CUDA backend turns each T.ws body into
-// a branch over its threads.
+// program order, which a correct producer/consumer protocol allows; the CUDA backend turns each T.ws body
+// into a branch over its threads.
 #include "engine/elaborate/Primitives.h"
 #include "engine/elaborate/TileOperands.h"
 

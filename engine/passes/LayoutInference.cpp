@@ -429,7 +429,7 @@ private:
         case ir::StmtKind::WarpGroups:
         case ir::StmtKind::Barrier:
         case ir::StmtKind::GridSync:
-        case ir::StmtKind::CpAsync: // global to shared, by each thread: no fragment
+        case ir::StmtKind::CpAsync:      // global to shared, by each thread: no fragment
         case ir::StmtKind::MmaIntrinsic: // per-thread locals: no fragment to infer
             break;
         }

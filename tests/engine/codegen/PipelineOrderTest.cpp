@@ -1,6 +1,6 @@
 // T.Pipelined(num_stages=1) in TileLang's order, and T.copy(eviction_policy=) as L2 cache hints, in the CUDA
-// the backend generates for the RMSNorm sample's two-pass kernel (rows wider than 2048 channels: two one-buffer
-// pipelined passes over X, hints on all three global copies).
+// the backend generates for the RMSNorm sample's two-pass kernel (rows wider than 2048 channels: two
+// one-buffer pipelined passes over X, hints on all three global copies).
 #include "CodegenTestSupport.h"
 
 #include <gtest/gtest.h>
