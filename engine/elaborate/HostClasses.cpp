@@ -27,10 +27,7 @@ Flow Interpreter::execClassDef(const ast::Stmt& s) {
     m_env = saved;
     if (flow == Flow::Halt)
         return flow;
-    Value cls;
-    cls.kind = ValueKind::Object;
-    cls.object = std::make_shared<ObjectData>();
-    cls.object->type = "class";
+    Value cls = Value::hostObject("class");
     for (auto& [name, value] : body->vars)
         cls.object->attrs[name] = value;
     cls.object->attrs["__name__"] = Value::str(s.name);
@@ -56,10 +53,7 @@ Value classApply(Interpreter& in, PrimitiveCall& call) {
     auto forward = call.self->object->attrs.find("forward");
     if (forward == call.self->object->attrs.end() || forward->second.kind != ValueKind::Function)
         return Value::opaque(call.name + "(...)");
-    Value ctx;
-    ctx.kind = ValueKind::Object;
-    ctx.object = std::make_shared<ObjectData>();
-    ctx.object->type = "FunctionCtx";
+    Value ctx = Value::hostObject("FunctionCtx");
     CallArgs args = call.args;
     args.positional.insert(args.positional.begin(), ctx);
     args.positionalRanges.insert(args.positionalRanges.begin(), call.range);

@@ -18,10 +18,7 @@ namespace tb::elab {
 namespace {
 
 Value argumentParser(Interpreter& in, PrimitiveCall& call) {
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = "ArgumentParser";
+    Value v = Value::hostObject("ArgumentParser");
     return v;
 }
 
@@ -80,10 +77,7 @@ Value parseArgs(Interpreter& in, PrimitiveCall& call) {
         return Value::opaque(call.name + "(...)");
     const std::string& name = call.name;
     const Value* self = call.self;
-    Value ns;
-    ns.kind = ValueKind::Object;
-    ns.object = std::make_shared<ObjectData>();
-    ns.object->type = "Namespace";
+    Value ns = Value::hostObject("Namespace");
     for (auto& [k, v] : self->object->entries)
         ns.object->attrs[k] = v;
     if (name == "argparse.parse_known_args")
@@ -114,10 +108,7 @@ Value tilelangJit(Interpreter& in, PrimitiveCall& call) {
             takeJitOption(*pos[0].fn, k, v);
         return pos[0];
     }
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = "jit-decorator";
+    Value v = Value::hostObject("jit-decorator");
     for (auto& [k, val] : args.keywords)
         v.object->attrs[k] = val;
     return v;
@@ -163,10 +154,7 @@ Value getNumSms(Interpreter& in, PrimitiveCall&) {
 
 // @tilelang.autotune(configs=...) / @autotune(...): the configs, for the decorated jit function.
 Value tilelangAutotune(Interpreter& in, PrimitiveCall& call) {
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = "autotune-decorator";
+    Value v = Value::hostObject("autotune-decorator");
     for (auto& [k, val] : call.args.keywords)
         v.object->attrs[k] = val;
     if (!call.args.positional.empty() && call.args.positional[0].kind == ValueKind::Function) {

@@ -142,10 +142,7 @@ Value topk(const Value& t, const Value& k, const Value& dim) {
     shape[*d] = k;
     Value values = makeTensor(shape, t.object->attrs.at("dtype"), t.object->attrs.at("device").s);
     Value indices = makeTensor(shape, Value::dtypeOf(ir::DType::Int64), t.object->attrs.at("device").s);
-    Value result;
-    result.kind = ValueKind::Object;
-    result.object = std::make_shared<ObjectData>();
-    result.object->type = "torch.return_types.topk";
+    Value result = Value::hostObject("torch.return_types.topk");
     result.object->attrs["values"] = values;
     result.object->attrs["indices"] = indices;
     return result;
@@ -441,10 +438,7 @@ Value torchCuda(Interpreter& in, PrimitiveCall& call) {
         return Value::integer(0);
     if (op == "get_device_properties") {
         // The fields programs read to pick a path or a config, from the target's reference part.
-        Value props;
-        props.kind = ValueKind::Object;
-        props.object = std::make_shared<ObjectData>();
-        props.object->type = "torch.cuda._CudaDeviceProperties";
+        Value props = Value::hostObject("torch.cuda._CudaDeviceProperties");
         auto& attrs = props.object->attrs;
         attrs["major"] = Value::integer(target.smVersion / 10);
         attrs["minor"] = Value::integer(target.smVersion % 10);
@@ -723,10 +717,7 @@ bool isTensor(const Value& v) {
 }
 
 Value makeTensor(std::vector<Value> shape, Value dtype, std::string device) {
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = "Tensor";
+    Value v = Value::hostObject("Tensor");
     v.object->attrs["shape"] = Value::tuple(std::move(shape));
     v.object->attrs["dtype"] = std::move(dtype);
     v.object->attrs["device"] = Value::str(std::move(device));

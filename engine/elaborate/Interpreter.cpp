@@ -983,10 +983,7 @@ Value Interpreter::attribute(const Value& base, const std::string& attr, SourceR
             return Value::str(ir::scopeName(b->scope));
         if (attr == "data" && base.kind == ValueKind::Buffer) {
             // The buffer's storage, for T.Tensor(shape, dtype, buf.data): a view of it (TileTypes.cpp).
-            Value data;
-            data.kind = ValueKind::Object;
-            data.object = std::make_shared<ObjectData>();
-            data.object->type = "Buffer.data";
+            Value data = Value::hostObject("Buffer.data");
             data.object->attrs["buffer"] = base;
             return data;
         }

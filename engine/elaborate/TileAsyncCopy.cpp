@@ -125,10 +125,7 @@ Value accessPtr(Interpreter& in, PrimitiveCall& call) {
     int64_t extent = kSymbolicExtent;
     if (!accessExtent(in, b, *base, element, extent))
         return Value::poison();
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = kAccessPtrType;
+    Value v = Value::hostObject(kAccessPtrType);
     v.object->attrs["base"] = Value::symbolic(ir::makeLoad(base->buffer, mins, b.at(0)));
     v.object->attrs["mask"] = Value::integer(*mask);
     v.object->attrs["extent"] = extent == kSymbolicExtent ? Value::none() : Value::integer(extent);

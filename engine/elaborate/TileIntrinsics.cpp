@@ -159,10 +159,7 @@ Value emitterConstructor(Interpreter& in, PrimitiveCall& call) {
     if (!what.empty())
         return in.error("mma-emitter-unsupported", call.range,
                         "TensorCoreIntrinEmitter with " + what + " is not supported", kSupportedEmitter);
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = kEmitterType;
+    Value v = Value::hostObject(kEmitterType);
     auto& a = v.object->attrs;
     a["a_dtype"] = Value::dtypeOf(e.aDtype);
     a["b_dtype"] = Value::dtypeOf(e.bDtype);

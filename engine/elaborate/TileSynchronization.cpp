@@ -214,10 +214,7 @@ Value warpSpecialize(Interpreter& in, PrimitiveCall& call) {
     if (groups.empty() || !call.args.keywords.empty())
         return in.error("wrong-arguments", call.range, "T.ws takes one or more warpgroup indices",
                         "T.ws(0) runs its body on threads 0..127, T.ws(1) on 128..255");
-    Value v;
-    v.kind = ValueKind::Object;
-    v.object = std::make_shared<ObjectData>();
-    v.object->type = "WarpSpecialize";
+    Value v = Value::hostObject("WarpSpecialize");
     v.object->attrs["groups"] = Value::list(groups);
     return v;
 }

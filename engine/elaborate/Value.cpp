@@ -53,6 +53,14 @@ Value Value::list(std::vector<Value> x) {
     return v;
 }
 
+Value Value::hostObject(std::string type) {
+    Value v;
+    v.kind = ValueKind::Object;
+    v.object = std::make_shared<ObjectData>();
+    v.object->type = std::move(type);
+    return v;
+}
+
 Value Value::dictionary() {
     Value v;
     v.kind = ValueKind::Dict;

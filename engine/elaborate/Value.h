@@ -100,6 +100,7 @@ struct Value {
     static Value tuple(std::vector<Value> v);
     static Value list(std::vector<Value> v);
     static Value dictionary();
+    static Value hostObject(std::string type); // a host object with no attributes yet
     static Value builtin(std::string name, std::shared_ptr<Value> self = nullptr);
     static Value ns(std::string path);
     static Value dtypeOf(ir::DType t);

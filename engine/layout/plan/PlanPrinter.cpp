@@ -15,6 +15,18 @@ namespace tb::layout {
 
 namespace {
 
+// A buffer's shape: constant extents as numbers, symbolic ones as their expression text.
+void writeBufferShapeJson(JsonWriter& json, const ir::Buffer& b) {
+    json.key("shape").beginArray();
+    for (const ir::ExprPtr& e : b.shape) {
+        if (auto v = ir::constantInt(e))
+            json.value(*v);
+        else
+            json.value(ir::printExpr(e));
+    }
+    json.endArray();
+}
+
 std::string joinExprs(const std::vector<IndexExpr>& exprs) {
     std::string s;
     for (size_t i = 0; i < exprs.size(); ++i)
@@ -92,14 +104,7 @@ void writeBuffersJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOpti
         json.field("name", b->name);
         json.field("scope", ir::scopeName(b->scope));
         json.field("dtype", ir::dtypeName(b->dtype));
-        json.key("shape").beginArray();
-        for (const ir::ExprPtr& e : b->shape) {
-            if (auto v = ir::constantInt(e))
-                json.value(*v);
-            else
-                json.value(ir::printExpr(e));
-        }
-        json.endArray();
+        writeBufferShapeJson(json, *b);
         lineField(json, o, b->range);
         if (const FragmentPlan* f = k.fragmentOf(b)) {
             json.key("fragment");
@@ -380,14 +385,7 @@ void writeWorkspacesJson(JsonWriter& json, const LayoutPlan& plan, const PlanPri
         for (const ir::Buffer* b : k.func->workspaces) {
             json.beginObject();
             json.field("name", b->name).field("func", k.func->name).field("dtype", ir::dtypeName(b->dtype));
-            json.key("shape").beginArray();
-            for (const ir::ExprPtr& e : b->shape) {
-                if (auto v = ir::constantInt(e))
-                    json.value(*v);
-                else
-                    json.value(ir::printExpr(e));
-            }
-            json.endArray();
+            writeBufferShapeJson(json, *b);
             lineField(json, o, b->range);
             json.endObject();
         }

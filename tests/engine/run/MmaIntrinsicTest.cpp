@@ -73,6 +73,14 @@ struct Config {
     Params params;
 };
 
+// "M=256 trans_A=True ...": which configuration a failure is about.
+std::string labelOf(const Config& c) {
+    std::string label;
+    for (const auto& [k, v] : c.params)
+        label += k + "=" + v + " ";
+    return label;
+}
+
 std::vector<Config> configs() {
     std::vector<Config> out;
     for (const char* a : {"False", "True"})
@@ -93,10 +101,7 @@ std::vector<Config> configs() {
 
 TEST(MmaIntrinsics, TheExecutorMatchesANaiveGemmInEveryOperandLayout) {
     for (const Config& c : configs()) {
-        std::string label;
-        for (const auto& [k, v] : c.params)
-            label += k + "=" + v + " ";
-        SCOPED_TRACE(label);
+        SCOPED_TRACE(labelOf(c));
         PlannedProgram p = planIntrinsics(c.params);
         ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
         const ir::PrimFunc& f = p.result->module->funcs.at(0);
@@ -128,10 +133,7 @@ TEST(MmaIntrinsics, CpuRunChecksAgainstTheNaiveReferenceThroughTheInterpreter) {
 
 TEST(MmaIntrinsics, CodeIssuesLdmatrixAndMmaSyncAndCompiles) {
     for (const Config& c : configs()) {
-        std::string label;
-        for (const auto& [k, v] : c.params)
-            label += k + "=" + v + " ";
-        SCOPED_TRACE(label);
+        SCOPED_TRACE(labelOf(c));
         PlannedProgram p = planIntrinsics(c.params);
         ASSERT_TRUE(p.ok()) << p.planErrors << p.result->formattedDiagnostics();
         std::string errors;
