@@ -10,12 +10,17 @@ Two steps, because TileLang runs only on the GPU machine (docs/layout-agreement.
     The compile stops right after TileLang's layout inference (where its layout-visualization pass runs), and
     every entry of every block's layout map is written as TileLang prints it: fragments (shape, thread and
     index expressions, replication) and shared layouts (index expressions). No kernel is built or run.
+    A module the program imports only for its host code and this machine lacks (`varlen_utils`, `fla`) gets
+    a stand-in that raises when called; the entry lists it (standIns).
+    merge BASE.json PART.json --out OUT.json puts a partial capture (--only) into a full one.
 
   compare (anywhere):
       python3 scripts/layouts-vs-tilelang.py compare TILEC tilelang-layouts.json [--markdown OUT.md]
     Runs `tilec layouts --json --tables` on the same programs and evaluates both sides element by element:
     a fragment agrees when every element is held by the same threads at the same register, a shared buffer
     when every element sits at the same offset (a buffer absent from TileLang's layout map is row-major).
+    TileLang names a buffer after the last name the program binds to it (`O_shared = Q_shared`: O_shared),
+    so a TileBench buffer is looked up under its own name and then its aliases (`aliases` in the JSON).
     Prints one row per buffer and a summary; exits 1 when the two disagree anywhere that `--known` does not
     explain (or a difference it lists is gone). tests/corpus/tilelang-layouts-0.1.15.json is a capture, and
     ctest compares against it (repository_layouts_vs_tilelang) with tests/corpus/layout-differences.txt.
@@ -24,6 +29,8 @@ Two steps, because TileLang runs only on the GPU machine (docs/layout-agreement.
 """
 import argparse
 import concurrent.futures
+import importlib.abc
+import importlib.util
 import itertools
 import json
 import os
@@ -31,6 +38,7 @@ import re
 import subprocess
 import sys
 import traceback
+import types
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,9 +55,44 @@ def tilec_json(tilec, *args):
 # ---------------------------------------------------------------------------------------------- capture
 
 
+class HostOnlyModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Stand-ins for modules a program imports only for its host code (its test data or the library it
+    compares against: `varlen_utils`, `fla`), when this machine does not have them. The kernel is still
+    TileLang's own compile of the program's jit function; calling anything from a stand-in raises."""
+
+    def __init__(self):
+        self.roots = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.roots:
+            return importlib.util.spec_from_loader(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        module.__path__ = []
+
+        def missing(name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+
+            def unavailable(*args, **kwargs):
+                raise RuntimeError(f"{spec.name}.{name} is not installed here (a stand-in for the layout capture)")
+
+            return unavailable
+
+        module.__getattr__ = missing
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
 def capture_one(path, function, arguments):
     """In a child process: TileLang's layout maps for one program, as JSON on stdout."""
     sys.path.insert(0, os.path.dirname(path))
+    stand_ins = HostOnlyModules()
+    sys.meta_path.append(stand_ins)  # last: only what no real finder provides
     import tilelang
     import tilelang.cuda.pipeline as cuda_pipeline
     import tilelang.language as T
@@ -100,9 +143,17 @@ def capture_one(path, function, arguments):
 
     cuda_pipeline.LayoutVisual = layout_visual  # the pipeline calls it right after LayoutInference
     tilelang.disable_cache()  # a cached kernel would not go through layout inference
-    namespace = {"__name__": "tb_corpus_" + os.path.basename(path)[:-3], "__file__": path}
     with open(path) as f:
-        exec(compile(f.read(), path, "exec"), namespace)
+        code = compile(f.read(), path, "exec")
+    while True:  # the module again with a stand-in for each import this machine lacks
+        namespace = {"__name__": "tb_corpus_" + os.path.basename(path)[:-3], "__file__": path}
+        try:
+            exec(code, namespace)
+            break
+        except ModuleNotFoundError as e:
+            if not e.name or e.name.split(".")[0] in stand_ins.roots:
+                raise
+            stand_ins.roots.add(e.name.split(".")[0])
     values = {name: eval(text, namespace) for name, text in arguments.items()}
     try:
         made = namespace[function](**values)
@@ -113,7 +164,7 @@ def capture_one(path, function, arguments):
             raise
     if not captured:
         raise RuntimeError("TileLang compiled without reaching layout inference (a cached kernel?)")
-    print(json.dumps(captured))
+    print(json.dumps({"funcs": captured, "standIns": sorted(stand_ins.roots)}))
 
 
 def capture_program(args, rel):
@@ -130,11 +181,15 @@ def capture_program(args, rel):
                                timeout=args.timeout)
         if child.returncode != 0:
             raise RuntimeError(child.stderr.strip()[-1500:])
-        entry["funcs"] = json.loads(child.stdout.strip().splitlines()[-1])
+        result = json.loads(child.stdout.strip().splitlines()[-1])
+        entry["funcs"] = result["funcs"]
+        if result["standIns"]:
+            entry["standIns"] = result["standIns"]  # host-only imports this machine lacks (HostOnlyModules)
     except Exception as e:  # noqa: BLE001 - every failure is a row of the result
         # The last line says why (the compare prints only it); the traceback above it names this machine's paths.
         entry["error"] = f"{type(e).__name__}: {e}".strip().splitlines()[-1][:500]
-    print(f"{rel}: {'captured' if 'funcs' in entry else entry['error'].splitlines()[-1][:160]}", flush=True)
+    done = "captured" + (f" (stand-ins for {', '.join(entry['standIns'])})" if entry.get("standIns") else "")
+    print(f"{rel}: {done if 'funcs' in entry else entry['error'].splitlines()[-1][:160]}", flush=True)
     return rel, entry
 
 
@@ -143,6 +198,17 @@ def capture(args):
         results = dict(pool.map(lambda rel: capture_program(args, rel), list(corpus_programs(compiling=True, only=args.only))))
     with open(args.out, "w") as f:
         json.dump({"capturedWith": args.note, "programs": results}, f, indent=1)
+
+
+def merge(args):
+    with open(args.base) as f:
+        base = json.load(f)
+    with open(args.part) as f:
+        part = json.load(f)
+    base["programs"].update(part["programs"])
+    base["capturedWith"] = f"{base['capturedWith']}; {len(part['programs'])} programs again: {part['capturedWith']}"
+    with open(args.out, "w") as f:
+        json.dump(base, f, indent=1)
 
 
 # ---------------------------------------------------------------------------------------------- compare
@@ -303,7 +369,11 @@ def compare(args):
                 theirs.setdefault(layout["name"], []).append(layout)
         for kernel in ours["kernels"]:
             for buffer in kernel["buffers"]:
-                candidates = theirs.get(buffer["name"], [])
+                # TileLang names a buffer after the last name the program binds to it (O_shared = Q_shared
+                # gives O_shared); TileBench after its allocation, listing the others as aliases.
+                names = [buffer["name"]] + list(reversed(buffer.get("aliases", [])))
+                their_name = next((n for n in names if theirs.get(n)), buffer["name"])
+                candidates = theirs.get(their_name, [])
                 match = candidates.pop(0) if candidates else None
                 try:
                     if buffer["scope"] == "fragment":
@@ -315,6 +385,8 @@ def compare(args):
                         verdict, why = compare_shared(buffer, match)
                 except Exception as e:  # noqa: BLE001 - an expression this script cannot evaluate
                     verdict, why = "not compared", f"{type(e).__name__}: {e}"[:200]
+                if match is not None and their_name != buffer["name"]:
+                    why += f" (TileLang names it {their_name})"
                 if verdict in ("differs", "registers differ"):
                     if (rel, buffer["name"]) in known:
                         verdict, why = "explained", f"{why} ({known.pop((rel, buffer['name']))})"
@@ -356,6 +428,10 @@ def main():
     one.add_argument("path")
     one.add_argument("function")
     one.add_argument("arguments")
+    g = sub.add_parser("merge", help="a partial capture (capture --only) into a full one")
+    g.add_argument("base")
+    g.add_argument("part")
+    g.add_argument("--out", required=True)
     m = sub.add_parser("compare")
     m.add_argument("tilec")
     m.add_argument("captured")
@@ -365,6 +441,8 @@ def main():
     args = parser.parse_args()
     if args.command == "capture":
         capture(args)
+    elif args.command == "merge":
+        merge(args)
     elif args.command == "capture-one":
         try:
             capture_one(args.path, args.function, json.loads(args.arguments))

@@ -1282,6 +1282,12 @@ void Interpreter::assign(const ast::Expr& target, const Value& value, SourceRang
             storeElement(it->second, Value::integer(0), value, target.range);
             return;
         }
+        if (inKernel() && value.kind == ValueKind::Buffer && value.buffer &&
+            value.buffer->name != target.name) {
+            std::vector<std::string>& aliases = value.buffer->aliases;
+            if (std::find(aliases.begin(), aliases.end(), target.name) == aliases.end())
+                aliases.push_back(target.name);
+        }
         bindName(target.name, value);
         return;
     }

@@ -191,6 +191,12 @@ public:
         m_out.beginObject();
         m_out.field("id", b.id);
         m_out.field("name", b.name);
+        if (!b.aliases.empty()) {
+            m_out.key("aliases").beginArray();
+            for (const std::string& alias : b.aliases)
+                m_out.value(alias);
+            m_out.endArray();
+        }
         m_out.field("scope", scopeName(b.scope));
         m_out.field("dtype", dtypeName(b.dtype));
         exprList("shape", b.shape);

@@ -42,6 +42,9 @@ struct Buffer {
     bool isOutput = false;             // named by out_idx or returned (T.empty)
     std::optional<ExprPtr> initValue;  // T.alloc_var(dtype, init=...)
     std::vector<int64_t> arriveCounts; // Barrier: the threads that arrive on each mbarrier per phase
+    // Other names the kernel binds to this buffer (`O_shared = Q_shared`), in binding order. TileLang names
+    // the buffer after the last of them, so its layout dumps say O_shared where the allocation says Q_shared.
+    std::vector<std::string> aliases;
     // A view (T.Tensor(shape, dtype, base.data)): this buffer's shape over the storage of `viewOf`, a global
     // buffer that is not itself a view, read in row-major order from its first element (a reshape of the
     // same contiguous memory). Views are global, are declared in a kernel's allocations and own no storage.

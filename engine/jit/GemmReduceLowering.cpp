@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/TargetParser/Host.h>
 #include <string>
 #include <vector>
 
@@ -26,12 +29,62 @@ namespace {
 constexpr int64_t kGemmChunk = 64; // columns of C per register block
 constexpr int64_t kLanes = 16;     // floats per vector (one zmm register with AVX-512, two ymm without)
 
-struct Matrix {
-    Value* base = nullptr; // element (0, 0)
-    int64_t rows = 0, cols = 0, rowStride = 0, colStride = 0;
-};
+// Rows of C per register block: four with AVX-512 (16 accumulators and 4 vectors of op(B) in 32 zmm
+// registers), one without (the 16 ymm registers hold one row's eight half-vectors). TB_JIT_GEMM_ROWS
+// overrides it for measurements.
+int64_t gemmRowsPerBlock() {
+    static const int64_t rows = [] {
+        if (const char* text = std::getenv("TB_JIT_GEMM_ROWS"))
+            return std::clamp<int64_t>(std::atoll(text), 1, 8);
+        llvm::StringMap<bool> features;
+        return llvm::sys::getHostCPUFeatures(features) && features.lookup("avx512f") ? int64_t(4)
+                                                                                     : int64_t(1);
+    }();
+    return rows;
+}
+
+// Whether every product of two values of these types is exact in float: significands of at most 24 bits
+// together and magnitudes far from float's subnormals and overflow (fp16, fp8, 8-bit integers). Then a
+// fused multiply-add rounds once, as the interpreter's acc + a * b does after an exact a * b, so the JIT
+// may use one FMA instead of a multiply and an add and stay bit-identical.
+bool exactFloatProducts(DType a, DType b) {
+    auto narrow = [](DType t) {
+        return t == DType::Float16 || t == DType::Float8E4M3 || t == DType::Float8E5M2 || t == DType::Int8 ||
+               t == DType::UInt8;
+    };
+    return narrow(a) && narrow(b);
+}
 
 } // namespace
+
+// One operand of a gemm: a matrix over a buffer's doubles.
+struct GemmMatrix {
+    Value* base = nullptr; // element (0, 0)
+    int64_t rows = 0, cols = 0, rowStride = 0, colStride = 0;
+
+    Value* at(llvm::IRBuilder<>& b, Value* row, Value* col) const {
+        Value* offset =
+            b.CreateAdd(b.CreateMul(row, b.getInt64(rowStride)), b.CreateMul(col, b.getInt64(colStride)));
+        return b.CreateGEP(b.getDoubleTy(), base, offset);
+    }
+};
+
+// A T.gemm as the lowerings see it: C[m, n] (+)= op(A)[m, k] op(B)[k, n].
+struct GemmOperands {
+    GemmMatrix a, b, c;
+    bool transposeA = false, transposeB = false;
+    int64_t m = 0, n = 0, k = 0;
+    Value* clear = nullptr; // i1: start from zero instead of C
+    DType ta = DType::Float32, tb = DType::Float32, tc = DType::Float32;
+
+    Value* aAt(llvm::IRBuilder<>& builder, Value* i, Value* kk) const {
+        return transposeA ? a.at(builder, kk, i) : a.at(builder, i, kk);
+    }
+    Value* bAt(llvm::IRBuilder<>& builder, Value* kk, Value* j) const {
+        return transposeB ? b.at(builder, j, kk) : b.at(builder, kk, j);
+    }
+    Value* cAt(llvm::IRBuilder<>& builder, Value* i, Value* j) const { return c.at(builder, i, j); }
+};
 
 void Lowerer::lowerGemm(const Stmt& s) {
     Rect ra = evalRect(s.a, s.range);
@@ -54,7 +107,7 @@ void Lowerer::lowerGemm(const Stmt& s) {
             corners.extents[d] = std::max<int64_t>(r.extents[d], 1);
         checkRectInside(corners, s);
         const BufferShape& shape = shapeOf(r.buffer);
-        Matrix m;
+        GemmMatrix m;
         m.base = m_b.CreateGEP(m_f64, bufferBase(r.buffer, s.range), linearOffset(r, r.mins));
         m.rows = r.extents[rank - 2];
         m.cols = r.extents[rank - 1];
@@ -62,59 +115,60 @@ void Lowerer::lowerGemm(const Stmt& s) {
         m.colStride = shape.strides[rank - 1];
         return m;
     };
-    Matrix a = matrix(ra, "A");
-    Matrix b = matrix(rb, "B");
-    Matrix c = matrix(rc, "C");
-    int64_t m = s.transposeA ? a.cols : a.rows;
-    int64_t k = s.transposeA ? a.rows : a.cols;
-    int64_t kb = s.transposeB ? b.cols : b.rows;
-    int64_t n = s.transposeB ? b.rows : b.cols;
-    if (k != kb || c.rows != m || c.cols != n)
+    GemmOperands g;
+    g.a = matrix(ra, "A");
+    g.b = matrix(rb, "B");
+    g.c = matrix(rc, "C");
+    g.transposeA = s.transposeA;
+    g.transposeB = s.transposeB;
+    g.m = s.transposeA ? g.a.cols : g.a.rows;
+    g.k = s.transposeA ? g.a.rows : g.a.cols;
+    int64_t kb = s.transposeB ? g.b.cols : g.b.rows;
+    g.n = s.transposeB ? g.b.rows : g.b.cols;
+    if (g.k != kb || g.c.rows != g.m || g.c.cols != g.n)
         throw Unsupported{"a gemm whose shapes do not match (the interpreter reports it)"};
-    Value* clear = s.clearAccum ? evalBool(s.clearAccum) : m_b.getFalse();
-    DType ta = s.a.buffer->dtype, tb = s.b.buffer->dtype, tc = s.c.buffer->dtype;
+    g.clear = s.clearAccum ? evalBool(s.clearAccum) : m_b.getFalse();
+    g.ta = s.a.buffer->dtype;
+    g.tb = s.b.buffer->dtype;
+    g.tc = s.c.buffer->dtype;
+    bool integer = !ir::isFloat(g.ta) && !ir::isFloat(g.tb);
+    bool wide = g.ta == DType::Float64 || g.tb == DType::Float64;
+    if (integer || wide)
+        lowerExactGemm(g);
+    else
+        lowerSingleGemm(g);
+}
 
-    auto at = [&](const Matrix& x, Value* r, Value* col) {
-        Value* offset =
-            m_b.CreateAdd(m_b.CreateMul(r, i64(x.rowStride)), m_b.CreateMul(col, i64(x.colStride)));
-        return m_b.CreateGEP(m_f64, x.base, offset);
-    };
-    auto aAt = [&](Value* i, Value* kk) { return s.transposeA ? at(a, kk, i) : at(a, i, kk); };
-    auto bAt = [&](Value* kk, Value* j) { return s.transposeB ? at(b, j, kk) : at(b, kk, j); };
-    auto cAt = [&](Value* i, Value* j) { return at(c, i, j); };
-
-    bool integer = !ir::isFloat(ta) && !ir::isFloat(tb);
-    bool wide = ta == DType::Float64 || tb == DType::Float64;
-    if (integer || wide) {
-        llvm::IRBuilder<> entry(m_allocaBlock, m_allocaBlock->getFirstInsertionPt());
-        llvm::Type* accType = integer ? m_i64 : m_f64;
-        Value* acc = entry.CreateAlloca(accType);
-        emitLoop(i64(m), [&](Value* i) {
-            emitLoop(i64(n), [&](Value* j) {
-                Value* old = m_b.CreateLoad(m_f64, cAt(i, j));
-                Value* start = integer ? m_b.CreateSelect(clear, i64(0), storedToInteger(old))
-                                       : m_b.CreateSelect(clear, f64(0), old);
-                m_b.CreateStore(start, acc);
-                emitLoop(i64(k), [&](Value* kk) {
-                    Value* x = m_b.CreateLoad(m_f64, aAt(i, kk));
-                    Value* y = m_b.CreateLoad(m_f64, bAt(kk, j));
-                    Value* sum = m_b.CreateLoad(accType, acc);
-                    Value* next =
-                        integer ? m_b.CreateAdd(sum, m_b.CreateMul(storedToInteger(x), storedToInteger(y)))
-                                : m_b.CreateFAdd(sum, m_b.CreateFMul(x, y));
-                    m_b.CreateStore(next, acc);
-                });
-                Value* total = m_b.CreateLoad(accType, acc);
-                Value* result = integer
-                                    ? convertStored(integerToStored(total, DType::Int64), DType::Int64, tc)
-                                    : convertStored(total, DType::Float64, tc);
-                m_b.CreateStore(result, cAt(i, j));
+void Lowerer::lowerExactGemm(const GemmOperands& g) {
+    bool integer = !ir::isFloat(g.ta) && !ir::isFloat(g.tb);
+    llvm::IRBuilder<> entry(m_allocaBlock, m_allocaBlock->getFirstInsertionPt());
+    llvm::Type* accType = integer ? m_i64 : m_f64;
+    Value* acc = entry.CreateAlloca(accType);
+    emitLoop(i64(g.m), [&](Value* i) {
+        emitLoop(i64(g.n), [&](Value* j) {
+            Value* old = m_b.CreateLoad(m_f64, g.cAt(m_b, i, j));
+            Value* start = integer ? m_b.CreateSelect(g.clear, i64(0), storedToInteger(old))
+                                   : m_b.CreateSelect(g.clear, f64(0), old);
+            m_b.CreateStore(start, acc);
+            emitLoop(i64(g.k), [&](Value* kk) {
+                Value* x = m_b.CreateLoad(m_f64, g.aAt(m_b, i, kk));
+                Value* y = m_b.CreateLoad(m_f64, g.bAt(m_b, kk, j));
+                Value* sum = m_b.CreateLoad(accType, acc);
+                Value* next = integer
+                                  ? m_b.CreateAdd(sum, m_b.CreateMul(storedToInteger(x), storedToInteger(y)))
+                                  : m_b.CreateFAdd(sum, m_b.CreateFMul(x, y));
+                m_b.CreateStore(next, acc);
             });
+            Value* total = m_b.CreateLoad(accType, acc);
+            Value* result = integer ? convertStored(integerToStored(total, DType::Int64), DType::Int64, g.tc)
+                                    : convertStored(total, DType::Float64, g.tc);
+            m_b.CreateStore(result, g.cAt(m_b, i, j));
         });
-        return;
-    }
+    });
+}
 
-    // Single precision.
+void Lowerer::lowerSingleGemm(const GemmOperands& g) {
+    const int64_t m = g.m, n = g.n, k = g.k;
     llvm::IRBuilder<> entry(m_allocaBlock, m_allocaBlock->getFirstInsertionPt());
     auto floatArray = [&](int64_t count, const char* name) {
         auto* array = entry.CreateAlloca(m_f32, i64(std::max<int64_t>(count, 1)), name);
@@ -123,33 +177,47 @@ void Lowerer::lowerGemm(const Stmt& s) {
     };
     Value* opA = floatArray(m * k, "gemm.a");
     Value* opB = floatArray(k * n, "gemm.b");
-    Value* accRow = floatArray(std::min<int64_t>(n, kGemmChunk), "gemm.acc");
+    Value* accRow = floatArray(gemmRowsPerBlock() * std::min<int64_t>(n, kGemmChunk), "gemm.acc");
     auto f32At = [&](Value* array, Value* index) { return m_b.CreateInBoundsGEP(m_f32, array, index); };
+    bool fuse = exactFloatProducts(g.ta, g.tb);
+    auto mulAdd = [&](Value* x, Value* y, Value* acc) -> Value* {
+        if (fuse)
+            return m_b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, acc});
+        return m_b.CreateFAdd(acc, m_b.CreateFMul(x, y));
+    };
     emitLoop(i64(m), [&](Value* i) {
         emitLoop(i64(k), [&](Value* kk) {
-            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, aAt(i, kk)), m_f32);
+            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.aAt(m_b, i, kk)), m_f32);
             m_b.CreateStore(v, f32At(opA, m_b.CreateAdd(m_b.CreateMul(i, i64(k)), kk)));
         });
     });
     emitLoop(i64(k), [&](Value* kk) {
         emitLoop(i64(n), [&](Value* j) {
-            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, bAt(kk, j)), m_f32);
+            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.bAt(m_b, kk, j)), m_f32);
             m_b.CreateStore(v, f32At(opB, m_b.CreateAdd(m_b.CreateMul(kk, i64(n)), j)));
         });
     });
-    // A chunk of kGemmChunk columns of row i, its accumulators as explicit <8 x float> values carried
-    // through the k loop in registers (no reliance on unrolling heuristics).
+    // A chunk of kGemmChunk columns of `rows` consecutive rows from i0, their accumulators as explicit
+    // vectors carried through the k loop in registers (no reliance on unrolling heuristics). Several rows
+    // share each loaded vector of op(B) and give the adder independent chains to overlap (one row's four
+    // chains leave half of its latency exposed).
     auto* vec = llvm::FixedVectorType::get(m_f32, kLanes);
-    auto vectorChunk = [&](Value* i, Value* j0) {
+    constexpr int64_t kVectorsPerRow = kGemmChunk / kLanes;
+    auto vectorChunk = [&](Value* i0, int64_t rows, Value* j0) {
         // In and out through the chunk array (small loops that LLVM vectorizes), in registers between.
-        emitLoop(i64(kGemmChunk), [&](Value* j) {
-            Value* old = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, cAt(i, m_b.CreateAdd(j0, j))), m_f32);
-            m_b.CreateStore(m_b.CreateSelect(clear, llvm::ConstantFP::get(m_f32, 0.0), old),
-                            f32At(accRow, j));
-        });
         std::vector<Value*> init;
-        for (int64_t v = 0; v < kGemmChunk / kLanes; ++v)
-            init.push_back(m_b.CreateAlignedLoad(vec, f32At(accRow, i64(v * kLanes)), llvm::Align(32)));
+        for (int64_t r = 0; r < rows; ++r) {
+            Value* i = m_b.CreateAdd(i0, i64(r));
+            emitLoop(i64(kGemmChunk), [&](Value* j) {
+                Value* old =
+                    m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.cAt(m_b, i, m_b.CreateAdd(j0, j))), m_f32);
+                m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
+                                f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j)));
+            });
+            for (int64_t v = 0; v < kVectorsPerRow; ++v)
+                init.push_back(m_b.CreateAlignedLoad(vec, f32At(accRow, i64(r * kGemmChunk + v * kLanes)),
+                                                     llvm::Align(32)));
+        }
         llvm::BasicBlock* before = m_b.GetInsertBlock();
         llvm::BasicBlock* header = llvm::BasicBlock::Create(m_context, "gemm.k", m_function);
         llvm::BasicBlock* body = llvm::BasicBlock::Create(m_context, "gemm.k.body", m_function);
@@ -158,37 +226,48 @@ void Lowerer::lowerGemm(const Stmt& s) {
         m_b.SetInsertPoint(header);
         llvm::PHINode* kk = m_b.CreatePHI(m_i64, 2, "kk");
         kk->addIncoming(i64(0), before);
-        std::vector<llvm::PHINode*> accs;
+        std::vector<llvm::PHINode*> accs; // row-major: accs[r * kVectorsPerRow + v]
         for (Value* v : init) {
             accs.push_back(m_b.CreatePHI(vec, 2, "acc"));
             accs.back()->addIncoming(v, before);
         }
         m_b.CreateCondBr(m_b.CreateICmpSLT(kk, i64(k)), body, exit);
         m_b.SetInsertPoint(body);
-        Value* av = m_b.CreateLoad(m_f32, f32At(opA, m_b.CreateAdd(m_b.CreateMul(i, i64(k)), kk)));
-        Value* splat = m_b.CreateVectorSplat(unsigned(kLanes), av);
         Value* bRow = m_b.CreateAdd(m_b.CreateMul(kk, i64(n)), j0);
-        for (size_t v = 0; v < accs.size(); ++v) {
-            Value* bv = m_b.CreateAlignedLoad(vec, f32At(opB, m_b.CreateAdd(bRow, i64(int64_t(v) * kLanes))),
-                                              llvm::Align(4));
-            accs[v]->addIncoming(m_b.CreateFAdd(accs[v], m_b.CreateFMul(splat, bv)), body);
+        std::vector<Value*> bVectors;
+        for (int64_t v = 0; v < kVectorsPerRow; ++v)
+            bVectors.push_back(
+                m_b.CreateAlignedLoad(vec, f32At(opB, m_b.CreateAdd(bRow, i64(v * kLanes))), llvm::Align(4)));
+        for (int64_t r = 0; r < rows; ++r) {
+            Value* aIndex = m_b.CreateAdd(m_b.CreateMul(m_b.CreateAdd(i0, i64(r)), i64(k)), kk);
+            Value* splat = m_b.CreateVectorSplat(unsigned(kLanes), m_b.CreateLoad(m_f32, f32At(opA, aIndex)));
+            for (int64_t v = 0; v < kVectorsPerRow; ++v) {
+                llvm::PHINode* acc = accs[size_t(r * kVectorsPerRow + v)];
+                acc->addIncoming(mulAdd(splat, bVectors[size_t(v)], acc), body);
+            }
         }
         kk->addIncoming(m_b.CreateAdd(kk, i64(1), "", true, true), body);
         m_b.CreateBr(header);
         m_b.SetInsertPoint(exit);
-        for (size_t v = 0; v < accs.size(); ++v)
-            m_b.CreateAlignedStore(accs[v], f32At(accRow, i64(int64_t(v) * kLanes)), llvm::Align(32));
-        emitLoop(i64(kGemmChunk), [&](Value* j) {
-            Value* sum = m_b.CreateFPExt(m_b.CreateLoad(m_f32, f32At(accRow, j)), m_f64);
-            m_b.CreateStore(convertStored(sum, DType::Float32, tc), cAt(i, m_b.CreateAdd(j0, j)));
-        });
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t v = 0; v < kVectorsPerRow; ++v)
+                m_b.CreateAlignedStore(accs[size_t(r * kVectorsPerRow + v)],
+                                       f32At(accRow, i64(r * kGemmChunk + v * kLanes)), llvm::Align(32));
+            Value* i = m_b.CreateAdd(i0, i64(r));
+            emitLoop(i64(kGemmChunk), [&](Value* j) {
+                Value* sum = m_b.CreateFPExt(
+                    m_b.CreateLoad(m_f32, f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j))), m_f64);
+                m_b.CreateStore(convertStored(sum, DType::Float32, g.tc),
+                                g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
+            });
+        }
     };
     // The last n % kGemmChunk columns: the same sums through a small accumulator array.
     auto tailChunk = [&](Value* i, Value* j0, int64_t width) {
         emitLoop(i64(width), [&](Value* j) {
             Value* col = m_b.CreateAdd(j0, j);
-            Value* old = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, cAt(i, col)), m_f32);
-            m_b.CreateStore(m_b.CreateSelect(clear, llvm::ConstantFP::get(m_f32, 0.0), old),
+            Value* old = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.cAt(m_b, i, col)), m_f32);
+            m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
                             f32At(accRow, j));
         });
         emitLoop(i64(k), [&](Value* kk) {
@@ -197,25 +276,32 @@ void Lowerer::lowerGemm(const Stmt& s) {
             emitLoop(i64(width), [&](Value* j) {
                 Value* col = m_b.CreateAdd(j0, j);
                 Value* accPtr = f32At(accRow, j);
-                Value* product =
-                    m_b.CreateFMul(av, m_b.CreateLoad(m_f32, f32At(opB, m_b.CreateAdd(bRow, col))));
-                m_b.CreateStore(m_b.CreateFAdd(m_b.CreateLoad(m_f32, accPtr), product), accPtr);
+                Value* bv = m_b.CreateLoad(m_f32, f32At(opB, m_b.CreateAdd(bRow, col)));
+                m_b.CreateStore(mulAdd(av, bv, m_b.CreateLoad(m_f32, accPtr)), accPtr);
             });
         });
         emitLoop(i64(width), [&](Value* j) {
             Value* col = m_b.CreateAdd(j0, j);
             Value* sum = m_b.CreateFPExt(m_b.CreateLoad(m_f32, f32At(accRow, j)), m_f64);
-            m_b.CreateStore(convertStored(sum, DType::Float32, tc), cAt(i, col));
+            m_b.CreateStore(convertStored(sum, DType::Float32, g.tc), g.cAt(m_b, i, col));
         });
     };
     int64_t fullChunks = n / kGemmChunk;
     int64_t rest = n % kGemmChunk;
-    emitLoop(i64(m), [&](Value* i) {
+    auto rowBlock = [&](Value* i0, int64_t rows) {
         if (fullChunks > 0)
-            emitLoop(i64(fullChunks), [&](Value* q) { vectorChunk(i, m_b.CreateMul(q, i64(kGemmChunk))); });
+            emitLoop(i64(fullChunks),
+                     [&](Value* q) { vectorChunk(i0, rows, m_b.CreateMul(q, i64(kGemmChunk))); });
         if (rest > 0)
-            tailChunk(i, i64(fullChunks * kGemmChunk), rest);
-    });
+            for (int64_t r = 0; r < rows; ++r)
+                tailChunk(m_b.CreateAdd(i0, i64(r)), i64(fullChunks * kGemmChunk), rest);
+    };
+    int64_t rowsPerBlock = gemmRowsPerBlock();
+    int64_t blocks = m / rowsPerBlock;
+    if (blocks > 0)
+        emitLoop(i64(blocks), [&](Value* q) { rowBlock(m_b.CreateMul(q, i64(rowsPerBlock)), rowsPerBlock); });
+    for (int64_t i = blocks * rowsPerBlock; i < m; ++i)
+        rowBlock(i64(i), 1);
 }
 
 void Lowerer::lowerReduce(const Stmt& s) {

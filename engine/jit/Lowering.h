@@ -80,6 +80,8 @@ struct LoweringContext {
     std::string namePrefix;                 // of the kernel functions (programs compiled together)
 };
 
+struct GemmOperands; // GemmReduceLowering.cpp
+
 class Lowerer {
 public:
     Lowerer(llvm::LLVMContext& context, llvm::Module& module, LoweringContext& lowering);
@@ -167,8 +169,8 @@ private:
     void lowerAtomicValue(const ir::Stmt& s);
     void atomicAccumulate(llvm::Value* ptr, llvm::Value* stored, ir::DType from, ir::DType to);
     void lowerGemm(const ir::Stmt& s);
-    void lowerFloatGemm(const ir::Stmt& s, const Rect& a, const Rect& b, const Rect& c, int64_t m, int64_t n,
-                        int64_t k, llvm::Value* clear);
+    void lowerExactGemm(const GemmOperands& g);  // integer or float64 operands
+    void lowerSingleGemm(const GemmOperands& g); // float32 accumulation, register-blocked
     void lowerReduce(const ir::Stmt& s);
     llvm::Value* linearOffset(const Rect& r, const std::vector<llvm::Value*>& index);
 

@@ -102,6 +102,12 @@ void writeBuffersJson(JsonWriter& json, const KernelPlan& k, const PlanPrintOpti
     for (const ir::Buffer* b : kernelBuffers(k)) {
         json.beginObject();
         json.field("name", b->name);
+        if (!b->aliases.empty()) {
+            json.key("aliases").beginArray();
+            for (const std::string& alias : b->aliases)
+                json.value(alias);
+            json.endArray();
+        }
         json.field("scope", ir::scopeName(b->scope));
         json.field("dtype", ir::dtypeName(b->dtype));
         writeBufferShapeJson(json, *b);
@@ -209,7 +215,11 @@ std::string printLayoutsText(const LayoutPlan& plan, const PlanPrintOptions& o) 
         out << kernelTitle(k, ki, o) << "\n";
         for (const ir::Buffer* b : kernelBuffers(k)) {
             out << "  " << ir::scopeName(b->scope) << " " << b->name << " " << shapeText(*b) << " "
-                << ir::dtypeName(b->dtype) << "\n";
+                << ir::dtypeName(b->dtype);
+            for (size_t a = 0; a < b->aliases.size(); ++a)
+                out << (a == 0 ? " (also " : ", ") << b->aliases[a]
+                    << (a + 1 == b->aliases.size() ? ")" : "");
+            out << "\n";
             if (const FragmentPlan* f = k.fragmentOf(b)) {
                 out << "    " << fragmentFormula(f->fragment) << "\n";
                 out << "    " << f->registersPerThread << " registers/thread over "

@@ -2,7 +2,8 @@
 // sample at a benchmark shape: the interpreter's execution time, the JIT's compile and run times, their
 // ratio (interpreter / (JIT compile + run)), whether the two agree bit for bit, and the time to execute and
 // check against the naive reference as `tilec run --cpu` does (inputs, JIT, reference, comparison). Shapes
-// too large for the interpreter (minutes) run on the JIT only; `--full` runs the interpreter there too.
+// too large for the interpreter (minutes) run on the JIT only; `--full` runs the interpreter there too;
+// further arguments pick the cases whose label contains one of them (`bench_cpu gemm flash`).
 // A benchmark, not a test: it never fails on timing.
 #include "engine/elaborate/Elaborator.h"
 #include "engine/exec/Executor.h"
@@ -114,7 +115,16 @@ void runCase(const Case& c, bool full) {
 } // namespace
 
 int main(int argc, char** argv) {
-    bool full = argc > 1 && std::string(argv[1]) == "--full";
+    // bench_cpu [--full] [LABEL...]: the cases whose label contains one of the LABELs (all without any).
+    bool full = false;
+    std::vector<std::string> filters;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--full")
+            full = true;
+        else
+            filters.push_back(arg);
+    }
     std::vector<Case> cases = {
         {"gemm_relu 1024^3", "02_gemm_relu.py", {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}}},
         {"gemm_transpose 512^3 NT", "03_gemm_transpose.py", {{"M", "512"}, {"N", "512"}, {"K", "512"}}},
@@ -132,7 +142,12 @@ int main(int argc, char** argv) {
                 "+ reference + comparison\n");
     std::printf("%-28s %12s %9s %9s %9s %6s %9s\n", "sample", "interp(s)", "jit-cc(s)", "jit-run(s)", "ratio",
                 "same", "checked(s)");
-    for (const Case& c : cases)
-        runCase(c, full);
+    for (const Case& c : cases) {
+        bool wanted = filters.empty();
+        for (const std::string& f : filters)
+            wanted = wanted || c.label.find(f) != std::string::npos;
+        if (wanted)
+            runCase(c, full);
+    }
     return 0;
 }

@@ -416,6 +416,47 @@ TEST(Conflicts, EveryProgramReportsALayoutConflictNamingItsBuffersAndOps) {
 
 // ---- printers ------------------------------------------------------------------------------------
 
+TEST(PlanPrinter, ABufferBoundToAnotherNameListsItsAliases) {
+    // TileLang names a buffer after the last name bound to it (its FlashMLA example writes
+    // `O_shared_l = Q_shared_l`), so the layouts say which other names a buffer has.
+    auto p = planText("alias.py", R"(
+import tilelang
+import tilelang.language as T
+
+@tilelang.jit
+def copy_through_alias(M=128, N=64, dtype="float16"):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, threads=128) as bx:
+            Q_shared = T.alloc_shared((M, N), dtype)
+            O_shared = Q_shared
+            T.copy(A, Q_shared)
+            T.copy(O_shared, B)
+    return main
+
+kernel = copy_through_alias()
+)",
+                      targetSm90a());
+    ASSERT_FALSE(hasErrors(*p)) << p->diagnosticsText();
+    layout::PlanPrintOptions options;
+    options.sources = &p->compiled->sources;
+    JsonWriter json(false);
+    layout::writeLayoutsJson(json, p->plan, options);
+    auto doc = parseDocument(json.str());
+    ASSERT_TRUE(doc.has_value());
+    const tb::JsonValue* shared = nullptr;
+    for (const tb::JsonValue& b : doc->member("kernels")->items.at(0).member("buffers")->items)
+        if (b.member("name")->text == "Q_shared")
+            shared = &b;
+    ASSERT_NE(shared, nullptr);
+    ASSERT_NE(shared->member("aliases"), nullptr);
+    ASSERT_EQ(shared->member("aliases")->items.size(), 1u);
+    EXPECT_EQ(shared->member("aliases")->items[0].text, "O_shared");
+    EXPECT_NE(layout::printLayoutsText(p->plan, options).find("Q_shared [128, 64] float16 (also O_shared)"),
+              std::string::npos)
+        << layout::printLayoutsText(p->plan, options);
+}
+
 TEST(PlanPrinter, JsonParsesAndCarriesTheContract) {
     auto p = planSample("06_flash_attention.py", targetSm80());
     ASSERT_FALSE(hasErrors(*p));
