@@ -42,7 +42,7 @@ import types
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus_programs import CORPUS, corpus_programs  # noqa: E402 - the one list of corpus programs
+from corpus_programs import CORPUS, corpus_programs, run_arguments  # noqa: E402 - the one list of corpus programs
 
 
 def tilec_json(tilec, *args):
@@ -173,7 +173,12 @@ def capture_program(args, rel):
     try:
         ir = tilec_json(args.tilec, "ir", path, "--json")
         entry["function"] = ir["jitFunction"]
-        entry["arguments"] = {p["name"]: p["text"] for p in ir["specialization"] if p["origin"] != "default"}
+        # A parameter host code computes from data (the varlen attentions' token counts) is a dynamic dim to
+        # TileBench; TileLang compiles it for the value of a call: the --dim tilec run gives it (run-inputs.txt),
+        # else tilec run's default, 256. Layouts do not depend on it.
+        dims = dict(re.findall(r"--dim (\w+)=(\d+)", run_arguments().get(rel, "")))
+        entry["arguments"] = {p["name"]: (dims.get(p["name"], "256") if p["origin"] == "data-dependent" else p["text"])
+                              for p in ir["specialization"] if p["origin"] != "default"}
         if not entry["function"]:
             raise RuntimeError("a bare prim_func: no jit function to call")
         child = subprocess.run([sys.executable, __file__, "capture-one", path, entry["function"],
