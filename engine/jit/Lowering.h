@@ -127,6 +127,7 @@ private:
     llvm::Value* truthy(llvm::Value* v, ir::DType type);   // i1
     llvm::Value* floatMin(llvm::Value* a, llvm::Value* b); // std::fmin, NaN operands ignored
     llvm::Value* floatMax(llvm::Value* a, llvm::Value* b);
+    void fenceBesideZero(llvm::Value*& a, llvm::Value*& b);
     llvm::Value* callRuntime(const char* name, llvm::Type* result, std::vector<llvm::Value*> args);
     void fenceAgainstSignedZeroFold(llvm::Value*& arm, llvm::BasicBlock* armEnd, llvm::Value* otherArm);
     llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);

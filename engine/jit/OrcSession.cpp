@@ -127,12 +127,14 @@ void OrcSession::optimize(llvm::Module& module) {
     // A lean pipeline for simple counted loops: inline the kernel body (its noalias arguments become
     // alias scopes), promote scalars to registers, clean up, hoist invariants, canonicalize the loops
     // and vectorize them, clean up again. The default -O2 pipeline gives the same code for these kernels
-    // at about twice the compile time (its inliner, unswitching and GVN find little to do here).
+    // at about twice the compile time (its inliner, unswitching and GVN find little to do here). No
+    // indvars: the lowering's induction variables are already canonical i64 counters, and the pass spent a
+    // third of the optimization time (its SCEV queries) for the same run times (bench_cpu, 2026-12-06).
     // TB_JIT_PIPELINE overrides it (a PassBuilder pipeline text, e.g. "default<O3>").
     const char* text = std::getenv("TB_JIT_PIPELINE");
     if (!text)
         text = "always-inline,function(sroa,early-cse,simplifycfg,instcombine,loop-simplify,lcssa,"
-               "loop-mssa(licm),loop(loop-rotate,indvars),loop-simplify,lcssa,loop-vectorize,instcombine,"
+               "loop-mssa(licm),loop(loop-rotate),loop-simplify,lcssa,loop-vectorize,instcombine,"
                "simplifycfg,early-cse,loop-mssa(licm),instcombine)";
     llvm::ModulePassManager pipeline;
     if (auto err = builder.parsePassPipeline(pipeline, text)) {

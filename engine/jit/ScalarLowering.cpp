@@ -197,10 +197,25 @@ Value* Lowerer::truthy(Value* v, DType type) {
     return ir::isFloat(type) ? m_b.CreateFCmpUNE(v, f64(0)) : m_b.CreateICmpNE(v, i64(0));
 }
 
+// The same LLVM 16 fold as fenceAgainstSignedZeroFold's (below) meets min(0.0, x) and max(0.0, x) once
+// InstCombine has reduced them to a select between the zero and x: fuzz_diff seed 300000276,
+// `T.min(0.0, b * a)` gave +0 where the interpreter gives -0. A fence on the operand beside a zero constant.
+void Lowerer::fenceBesideZero(Value*& a, Value*& b) {
+    auto zero = [](Value* v) {
+        auto* c = llvm::dyn_cast<llvm::ConstantFP>(v);
+        return c && c->isZero();
+    };
+    if (zero(a) && !llvm::isa<llvm::Constant>(b))
+        b = m_b.CreateArithmeticFence(b, b->getType());
+    else if (zero(b) && !llvm::isa<llvm::Constant>(a))
+        a = m_b.CreateArithmeticFence(a, a->getType());
+}
+
 // The interpreter's minNumber/maxNumber (IEEE 754-2019): a NaN operand is ignored, -0.0 is below +0.0.
 // Of two equal operands (both zeros, or the same value) min takes the OR of the bits and max the AND, which
 // picks -0.0 and +0.0 respectively and changes nothing else.
 Value* Lowerer::floatMin(Value* a, Value* b) {
+    fenceBesideZero(a, b);
     Value* bits =
         m_b.CreateBitCast(m_b.CreateOr(m_b.CreateBitCast(a, m_i64), m_b.CreateBitCast(b, m_i64)), m_f64);
     Value* ordered =
@@ -210,6 +225,7 @@ Value* Lowerer::floatMin(Value* a, Value* b) {
 }
 
 Value* Lowerer::floatMax(Value* a, Value* b) {
+    fenceBesideZero(a, b);
     Value* bits =
         m_b.CreateBitCast(m_b.CreateAnd(m_b.CreateBitCast(a, m_i64), m_b.CreateBitCast(b, m_i64)), m_f64);
     Value* ordered =
