@@ -1,9 +1,10 @@
 // T.gemm and the reductions. The float gemm follows the interpreter: op(A) and op(B) packed into float
-// arrays, then for each row of C a float accumulator row updated k step by k step (acc = acc + a * b,
-// no fused multiply-add), so every C element sums its products in k order exactly as the interpreter
-// does. The accumulator row is processed in chunks of 64 columns held in eight <8 x float> registers
-// across the k loop (emitted as vectors here, so the speed does not depend on LLVM's unrolling). Reductions
-// run each output element's extent loop in order, in double (int64 for integer buffers), like Executor.cpp.
+// arrays, then for each row of C a float accumulator row updated k step by k step (acc = acc + a * b),
+// so every C element sums its products in k order exactly as the interpreter does; a fused multiply-add
+// only where every product is exact in float, which rounds the same (exactFloatProducts). Chunks of 64
+// columns of one to four rows of C stay in vector registers across the k loop (emitted as vectors here, so
+// the speed does not depend on LLVM's unrolling). Reductions run each output element's extent loop in
+// order, in double (int64 for integer buffers), like Executor.cpp.
 #include "engine/exec/HostTensor.h"
 #include "engine/jit/Lowering.h"
 
