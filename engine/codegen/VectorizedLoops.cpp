@@ -12,6 +12,7 @@
 #include "engine/ir/Visitor.h"
 #include "engine/passes/IndexConversion.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -238,7 +239,12 @@ KernelEmitter::vectorizableAccesses(const Stmt& body, const ThreadMap& map,
     std::function<void(const ExprPtr&, int)> collect = [&](const ExprPtr& e, int depth) {
         if (!e || depth > kMaxDepth || e->kind == ir::ExprKind::Select)
             return;
-        if (e->kind == ir::ExprKind::BufferLoad && e->buffer && e->buffer->scope == MemoryScope::Shared)
+        // One load node reached twice (a Python variable used twice: `v / (1 + T.exp(-v))`) is one
+        // access: one vector load, as the compiler would make of two (the bank analysis counts it once).
+        bool seen = std::any_of(candidates.begin(), candidates.end(),
+                                [&](const Candidate& c) { return c.indices == &e->operands; });
+        if (e->kind == ir::ExprKind::BufferLoad && e->buffer && e->buffer->scope == MemoryScope::Shared &&
+            !seen)
             candidates.push_back({e->buffer, &e->operands, false, e->range});
         for (const ExprPtr& operand : e->operands)
             collect(operand, depth + 1);

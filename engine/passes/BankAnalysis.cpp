@@ -40,6 +40,7 @@ public:
         m_plan.wgmmaOperand = site.wgmmaOperand;
         m_plan.executionsPerBlock = site.executionsPerBlock;
         m_plan.executionsExact = site.executionsExact;
+        m_plan.condition = site.condition;
         m_plan.note = site.note;
         m_plan.visibleToCounters = !site.wgmmaOperand && site.kind != SharedAccessKind::CpAsyncCg;
         m_count = m_wf = m_ideal = m_plain = m_sass = m_sassIdeal = m_rowSpread = 0;

@@ -59,7 +59,14 @@ void runCopyPlanning(const ir::Module&, layout::LayoutPlan& plan, const PassCont
                 return;
             const ir::Buffer* src = s.src.buffer;
             const ir::Buffer* dst = s.dst.buffer;
-            const int bits = std::max(ir::dtypeBits(src->dtype), ir::dtypeBits(dst->dtype));
+            // The vector is the memory side's (TileLang's rule, as for the default partition in
+            // LayoutInference.cpp): 8 float16 per 16-byte access even when the registers are float32.
+            // Between two fragments, or two memory buffers, the wider element decides.
+            const bool srcMemory = src->scope != ir::MemoryScope::Fragment;
+            const bool dstMemory = dst->scope != ir::MemoryScope::Fragment;
+            const int bits = srcMemory != dstMemory
+                                 ? ir::dtypeBits(srcMemory ? src->dtype : dst->dtype)
+                                 : std::max(ir::dtypeBits(src->dtype), ir::dtypeBits(dst->dtype));
             const int64_t vmax = std::max<int64_t>(context.options.maxVectorBits / std::max(bits, 8), 1);
             const bool contiguous = innermostContiguous(*srcExt) && innermostContiguous(*dstExt);
             bool pipelined = false;

@@ -341,6 +341,7 @@ struct Context {
     EvalEnv env;
     int64_t executions = 1;
     bool exact = true;
+    std::string condition;   // the undecided ifs around the op (SharedAccessSite::condition)
     bool inPipeline = false; // inside T.Pipelined(num_stages > 0)
     int depth = 0;
 };
@@ -351,13 +352,18 @@ struct ExprAccess {
     std::vector<ir::ExprPtr> indices;
     bool isStore = false;
     SourceRange range;
+    const ir::Expr* load = nullptr; // the load node (null for stores)
 };
 
+// A load node reached twice (a Python variable used twice in the body) is one access: the generated code
+// loads it once (codegen's vectorizableAccesses), and the compiler would merge two identical loads anyway.
 void collectLoads(const ir::ExprPtr& e, std::vector<ExprAccess>& out, int depth) {
     if (!e || depth > kMaxDepth)
         return;
-    if (e->kind == ir::ExprKind::BufferLoad && e->buffer && e->buffer->scope == ir::MemoryScope::Shared)
-        out.push_back({e->buffer, e->operands, false, e->range});
+    bool seen = std::any_of(out.begin(), out.end(), [&](const ExprAccess& a) { return a.load == e.get(); });
+    if (e->kind == ir::ExprKind::BufferLoad && e->buffer && e->buffer->scope == ir::MemoryScope::Shared &&
+        !seen)
+        out.push_back({e->buffer, e->operands, false, e->range, e.get()});
     for (const ir::ExprPtr& operand : e->operands)
         collectLoads(operand, out, depth + 1);
 }
@@ -436,7 +442,30 @@ private:
         site.isStore = isStore;
         site.executionsPerBlock = ctx.executions;
         site.executionsExact = ctx.exact;
+        site.condition = ctx.condition;
         return site;
+    }
+
+    // An if whose condition is a constant takes its branch. Any other (a mask read from memory, a loop
+    // index, the thread index) runs its branches for some executions only: their accesses are counted per
+    // execution and carry the condition, so that no total claims a count the kernel may not reach (a
+    // block-sparse attention skips most of its gemms).
+    void walkBranches(const ir::Stmt& stmt, const Context& ctx) {
+        std::optional<int64_t> decided =
+            ir::evaluateInt(stmt.cond, [](const ir::Var&) -> std::optional<int64_t> { return std::nullopt; });
+        if (decided) {
+            walk(*decided ? stmt.body : stmt.elseBody, ctx);
+            return;
+        }
+        const std::string text = ir::printExpr(stmt.cond);
+        auto within = [&](const std::string& condition) {
+            Context inner = ctx;
+            inner.condition = ctx.condition.empty() ? condition : ctx.condition + " and " + condition;
+            return inner;
+        };
+        walk(stmt.body, within(text));
+        if (stmt.elseBody)
+            walk(stmt.elseBody, within("not (" + text + ")"));
     }
 
     static void addNote(SharedAccessSite& site, const std::string& note) {
@@ -537,8 +566,7 @@ private:
             return;
         }
         case ir::StmtKind::IfThenElse:
-            walk(stmt->body, ctx);
-            walk(stmt->elseBody, ctx);
+            walkBranches(*stmt, ctx);
             return;
         case ir::StmtKind::WarpGroups:
             walk(stmt->body, ctx);

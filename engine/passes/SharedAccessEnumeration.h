@@ -32,6 +32,9 @@ struct SharedAccessSite {
     // (it then counts once).
     int64_t executionsPerBlock = 1;
     bool executionsExact = true;
+    // The enclosing ifs the analysis cannot decide (data, loop or thread dependent), joined with "and";
+    // empty when the op runs on every iteration. The counts are then per execution: an upper bound.
+    std::string condition;
     std::string note; // what the enumeration assumed, empty when nothing
 };
 

@@ -198,7 +198,8 @@ std::string formatReportJson(const ProfileReport& r) {
     w.beginObject().field("subject", r.subject).field("kernel", r.kernel).field("device", r.device);
     w.field("registers", r.registers)
         .field("sharedBytes", r.sharedBytes)
-        .field("dynamicShared", r.dynamicShared);
+        .field("dynamicShared", r.dynamicShared)
+        .field("blocks", r.blocks);
     const TimingOutcome& t = r.timing;
     w.key("timing").beginObject().field("ok", t.ok);
     if (!t.ok)

@@ -6,6 +6,7 @@
 
 #include "engine/profile/ProfileClient.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,7 +30,8 @@ struct ProfileReport {
     std::string device;
     int registers = -1, sharedBytes = -1;
     bool dynamicShared =
-        false; // sharedBytes is the launch's dynamic shared memory, not ptxas's static figure
+        false;          // sharedBytes is the launch's dynamic shared memory, not ptxas's static figure
+    int64_t blocks = 0; // the grid the kernel ran with (the dims of this run); 0 when not known
 
     TimingOutcome timing;
     int warmup = 0;

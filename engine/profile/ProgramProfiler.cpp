@@ -137,6 +137,7 @@ bool profileKernel(gpu::RunnerClient& client, const KernelTarget& t, const Progr
     report.registers = t.registers;
     report.sharedBytes = t.sharedBytes;
     report.dynamicShared = t.dynamicShared;
+    report.blocks = t.blocks;
     report.warmup = o.warmup;
     report.work = t.work;
     report.ceilings = ceilings;
@@ -355,6 +356,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClie
         t.registers = kr.registers;
         t.sharedBytes = int(kr.dynamicSharedBytes);
         t.dynamicShared = true;
+        t.blocks = kr.grid[0] * kr.grid[1] * kr.grid[2];
         if (single)
             t.work = out.work;
         if (single && gemmShape) {

@@ -56,6 +56,7 @@ struct KernelTarget {
     std::string launchFields; // empty: repeat the module's last launch
     int registers = -1, sharedBytes = -1;
     bool dynamicShared = false; // sharedBytes is the launch's dynamic shared memory (generated kernels)
+    int64_t blocks = 0;         // the launch's grid size (0: not known, hand-written CUDA)
     WorkCounts work;
     int gemmM = 0, gemmN = 0, gemmK = 0;
     std::string noGemmNote; // why a cuBLAS peer has no shape

@@ -147,9 +147,9 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
         Table table({"line", "buffer", "access", "sass", "execs", "instrs", "ideal", "wavefronts", "n-way",
                      "no-swizzle", "n-way", "sass-metric"},
                     {false, true, true, true});
-        std::vector<std::string> notes;
+        std::vector<std::string> notes, conditions;
         for (const SharedAccessPlan* a : sortedAccesses(kernel, sources)) {
-            std::string flags;
+            std::string flags = a->condition.empty() ? "" : " [if]";
             if (!a->visibleToCounters)
                 flags += a->wgmmaOperand ? " [wgmma: no counter]" : " [no counter]";
             if (a->rowSpreadInstructionsPerBlock > 0)
@@ -162,10 +162,20 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
                  num(a->hardwareUnswizzled.conflictWays), num(a->sassWavefrontsPerBlock)});
             if (!a->note.empty())
                 notes.push_back("  line " + num(sources.lineOf(a->range)) + " " + a->role + ": " + a->note);
+            if (!a->condition.empty())
+                conditions.push_back("  line " + num(sources.lineOf(a->range)) + " " + a->role + ": if " +
+                                     a->condition);
         }
         out += table.str();
         for (const std::string& note : notes)
             out += note + "\n";
+        if (!conditions.empty()) {
+            out +=
+                "[if]: runs only when its condition holds, which the static analysis cannot decide; counted "
+                "once per execution of the op, so its totals are upper bounds (a profile measures them):\n";
+            for (const std::string& condition : conditions)
+                out += condition + "\n";
+        }
         out += "per line (per block):\n";
         Table lines({"line", "instrs", "ideal", "wavefronts", "no-swizzle", "sass-metric", "wgmma"}, {});
         for (const LineBankTotals& line : bankTotalsPerLine(kernel, sources))
@@ -175,7 +185,11 @@ std::string printBankTable(const LayoutPlan& plan, const SourceManager& sources)
         out += lines.str();
         out += "per kernel (hardware counters; per block and x" +
                (totals.blocks > 0 ? num(totals.blocks) : std::string("?")) + " blocks" +
-               (totals.exact ? "" : ", some trip counts not constant") + "):\n";
+               (totals.exact ? "" : ", some trip counts not constant") +
+               (totals.conditionalAccesses
+                    ? ", upper bounds: " + num(totals.conditionalAccesses) + " accesses under a condition"
+                    : "") +
+               "):\n";
         Table counters({"counter", "per block", "per kernel"}, {true});
         counters.add({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld", num(totals.opLd),
                       perKernel(totals.opLd, totals.blocks)});
@@ -238,6 +252,11 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
             json.field("visibleToCounters", a->visibleToCounters);
             json.field("executionsPerBlock", a->executionsPerBlock);
             json.field("executionsExact", a->executionsExact);
+            json.key("condition");
+            if (a->condition.empty())
+                json.null();
+            else
+                json.value(a->condition);
             json.field("instructionsPerBlock", a->instructionsPerBlock);
             json.field("wavefrontsPerBlock", a->wavefrontsPerBlock);
             json.field("idealWavefrontsPerBlock", a->idealWavefrontsPerBlock);
@@ -270,6 +289,8 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
             json.key("wgmma");
             writeTotals(json, line.wgmma);
             json.field("sassComparable", line.sassComparable);
+            json.field("exact", line.exact);
+            json.field("conditional", line.conditional);
             json.endObject();
         }
         json.endArray();
@@ -302,6 +323,7 @@ void writeBankJson(JsonWriter& json, const LayoutPlan& plan, const SourceManager
             json.null();
         }
         json.field("exact", totals.exact);
+        json.field("conditionalAccesses", totals.conditionalAccesses);
         json.endObject();
         json.endObject();
     }

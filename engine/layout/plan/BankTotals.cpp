@@ -27,6 +27,8 @@ std::vector<LineBankTotals> bankTotalsPerLine(const KernelPlan& kernel, const So
             line = sources.file(access.range.file).lineCol(access.range.begin).line;
         LineBankTotals& totals = lines[line];
         totals.line = line;
+        totals.exact = totals.exact && access.executionsExact;
+        totals.conditional = totals.conditional || !access.condition.empty();
         if (access.wgmmaOperand) {
             totals.wgmma.add(access);
             continue;
@@ -45,6 +47,7 @@ KernelBankTotals bankTotalsPerKernel(const KernelPlan& kernel) {
     KernelBankTotals totals;
     for (const SharedAccessPlan& access : kernel.sharedAccesses) {
         totals.exact = totals.exact && access.executionsExact;
+        totals.conditionalAccesses += access.condition.empty() ? 0 : 1;
         if (access.wgmmaOperand) {
             totals.wgmma.add(access);
             continue;

@@ -33,6 +33,8 @@ struct LineBankTotals {
     // (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared): LSU accesses except cp.async.cg, whose SASS metric
     // is not reproducible (bank-rules.md).
     int64_t sassComparable = 0;
+    bool exact = true;        // every access's execution count is exact
+    bool conditional = false; // an access runs only when a condition holds: the totals are upper bounds
 };
 
 // Per kernel, per block, and the block count that turns them into whole-kernel counter values.
@@ -47,9 +49,10 @@ struct KernelBankTotals {
     int64_t cpAsyncCa = 0; // LDGSTS (.ca): in ..._mem_shared.sum and _op_ldgsts conflicts, not in op_ld/op_st
     int64_t cpAsyncCg = 0; // LDGSTS.BYPASS: seen by no counter; modelled with rule 5
     int64_t rowSpreadInstructions = 0;
-    int64_t sassComparable = 0; // sum of LineBankTotals::sassComparable
-    int64_t blocks = 0;         // grid size when every grid extent is a constant, else 0
-    bool exact = true;          // every execution count is exact
+    int64_t sassComparable = 0;      // sum of LineBankTotals::sassComparable
+    int64_t blocks = 0;              // grid size when every grid extent is a constant, else 0
+    bool exact = true;               // every execution count is exact
+    int64_t conditionalAccesses = 0; // accesses under an undecided if: the totals count them every time
 };
 
 std::vector<LineBankTotals> bankTotalsPerLine(const KernelPlan& kernel, const SourceManager& sources);

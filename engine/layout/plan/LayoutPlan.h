@@ -127,6 +127,7 @@ struct SharedAccessPlan {
     bool wgmmaOperand = false;      // read by wgmma through a descriptor: modelled, no LSU counter
     int64_t executionsPerBlock = 1; // op executions per block: the enclosing loops' trip counts
     bool executionsExact = true;    // false when an enclosing trip count is not a constant (counted 1)
+    std::string condition;          // undecided enclosing ifs: counts per execution (an upper bound)
     int64_t sassIdealWavefrontsPerBlock = 0;
     int64_t rowSpreadInstructionsPerBlock = 0; // cp.async.cg instructions flagged by rule 6
     std::string note;                          // defaults the enumeration took

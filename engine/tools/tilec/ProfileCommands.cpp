@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -43,7 +44,8 @@ struct Options {
     std::string fastCompile;
     std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
-    std::optional<Backend> backend; // --backend portable|hopper (tile programs)
+    std::optional<Backend> backend;      // --backend portable|hopper (tile programs)
+    std::map<std::string, int64_t> dims; // --dim NAME=VALUE: a T.dynamic dim's size (default 256)
     int repeat = 20, warmup = 5, rounds = 3;
 };
 
@@ -101,6 +103,17 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
                 error = "--rounds must be 1..20";
                 return false;
             }
+        } else if (a == "--dim") {
+            if (!value(v))
+                return false;
+            size_t eq = v.find('=');
+            char* end = nullptr;
+            long long size = eq == std::string::npos ? -1 : std::strtoll(v.c_str() + eq + 1, &end, 10);
+            if (eq == std::string::npos || eq == 0 || size < 0 || !end || *end != '\0') {
+                error = "expected NAME=VALUE (a size, 0 or more) after --dim, got '" + v + "'";
+                return false;
+            }
+            o.dims[v.substr(0, eq)] = size;
         } else if (a == "--json") {
             o.json = true;
         } else if (a == "--flush-l2") {
@@ -281,6 +294,7 @@ ProgramProfileOptions profileOptions(const Options& o) {
     p.repeat = o.repeat;
     p.peerRounds = o.rounds;
     p.ceilings = !o.noCeilings;
+    p.dims = o.dims;
     p.historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
     return p;
 }
@@ -525,6 +539,7 @@ options:
   --nvrtc-option=O pass O to NVRTC as well (repeatable), e.g. --nvrtc-option=--ptxas-options=-O2
   --json           machine-readable output            --history P  bench history file
   --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
+  --dim NAME=VALUE  tile programs: the size of a T.dynamic dimension (default 256)
   --backend NAME    tile programs: portable (mma.sync, cp.async) or hopper (wgmma, TMA, warp specialization)
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
 )";

@@ -8,11 +8,17 @@
 // a few hundred and reports store "bank conflicts", different in every run: the cp.async fills of other warps
 // land in shared memory while these stores run, and the counter charges the collisions to the stores. No
 // static model can predict that number; scripts/wavefront-agreement.py labels such rows instead of hiding
-// them. tilebench-param: ASYNC=1 tilebench-kernel: tile_add tilebench-buffer: a f32 512*1024 seed=1
+// them.
+//
+// clang-format off
+// tilebench-param: ASYNC=1
+// tilebench-kernel: tile_add
+// tilebench-buffer: a f32 512*1024 seed=1
 // tilebench-buffer: b f32 512*1024 seed=2
 // tilebench-buffer: c f32 512*1024 zero
 // tilebench-launch: grid=32,16 block=128 smem=12288 args=buf:a,buf:b,buf:c
 // tilebench-work: bytes=3*4*512*1024
+// clang-format on
 struct __align__(16) vec4 {
     float x, y, z, w;
 };
