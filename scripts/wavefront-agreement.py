@@ -45,15 +45,15 @@ def profile_name(program):
 
 
 def verdict_of(predicted, measured, exact, conditional):
-    """(verdict text, whether it counts as a difference)."""
+    """(verdict text, whether it counts as a difference). A count per execution is no bound: it goes first."""
+    if not exact:
+        runs = f"{measured / predicted:.2f}" if predicted else "-"
+        return f"per execution: the measurement is {runs} executions", False
     if conditional:
         if measured <= predicted:
             share = f"{measured / predicted:.1%}" if predicted else "-"
             return f"conditional: {share} of the bound ran", False
         return f"{measured - predicted:+d} above the conditional bound", True
-    if not exact:
-        runs = f"{measured / predicted:.2f}" if predicted else "-"
-        return f"per execution: the measurement is {runs} executions", False
     return ("equal", False) if predicted == measured else (f"{measured - predicted:+d}", True)
 
 

@@ -549,9 +549,11 @@ private:
                 return;
             }
             Context inner = ctx;
-            std::optional<int64_t> extent = evalInt(stmt->extent, ctx.env);
-            if (!extent)
-                extent = ir::constantInt(stmt->extent);
+            // Only a constant trip count is the same in every block and iteration: one that depends on
+            // the block index (a causal attention's `T.Pipelined(start, end)`), an enclosing loop index or
+            // the thread index is counted once and flagged, not taken from the representative block 0.
+            std::optional<int64_t> extent = ir::evaluateInt(
+                stmt->extent, [](const ir::Var&) -> std::optional<int64_t> { return std::nullopt; });
             if (extent && *extent >= 0) {
                 inner.executions = saturatingProduct(ctx.executions, *extent);
             } else {
