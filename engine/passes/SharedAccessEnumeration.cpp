@@ -637,6 +637,21 @@ private:
         return partitionLoop(tileShape, defaultVector(tileShape, elementBytes), m_threads);
     }
 
+    // Whether a tile of `region` can reach past its buffer's extent in some block: a constant start that
+    // overruns, or a start that moves (block index) with a tile that does not divide the extent.
+    static bool mayCrossEdge(const ir::Region& region) {
+        for (size_t d = 0; d < region.extents.size() && d < region.buffer->shape.size(); ++d) {
+            std::optional<int64_t> extent = ir::constantInt(region.extents[d]);
+            std::optional<int64_t> size = region.buffer->constantExtent(d);
+            if (!extent || !size)
+                return true;
+            std::optional<int64_t> start = d < region.mins.size() ? ir::constantInt(region.mins[d]) : 0;
+            if (start ? *start + *extent > *size : (*extent > *size || *size % *extent != 0))
+                return true;
+        }
+        return false;
+    }
+
     void handleCopy(const ir::Stmt& stmt, const Context& ctx) {
         const ir::Buffer* src = stmt.src.buffer;
         const ir::Buffer* dst = stmt.dst.buffer;
@@ -669,8 +684,15 @@ private:
                 std::string note;
                 ThreadTileMap map = copyThreadMap(plan, srcMap.tileShape, a.elementBytes, note);
                 std::string what = dstShared ? "shared->shared" : "shared->global";
+                // A store to a global tile that may cross the tensor's edge skips the out-of-range part,
+                // shared loads included (the emitted guard): a bound, like an undecided if.
+                Context guarded = ctx;
+                if (dst->scope == ir::MemoryScope::Global && mayCrossEdge(stmt.dst))
+                    guarded.condition = (ctx.condition.empty() ? "" : ctx.condition + " and ") +
+                                        "the element is inside " + dst->name +
+                                        " (the tile may cross its edge)";
                 SharedAccessSite site = makeSite(&stmt, src, "ld.shared " + src->name + " " + what, {},
-                                                 SharedAccessKind::Load, false, ctx);
+                                                 SharedAccessKind::Load, false, guarded);
                 addNote(site, note);
                 emitMapped(site, map, srcMap, a, map.vector * a.elementBytes);
             }
