@@ -5,6 +5,7 @@
 #include "engine/layout/plan/BankPrinter.h"
 #include "engine/pipeline/Pipeline.h"
 
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <sstream>
