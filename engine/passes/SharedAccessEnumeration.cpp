@@ -637,6 +637,28 @@ private:
         return partitionLoop(tileShape, defaultVector(tileShape, elementBytes), m_threads);
     }
 
+    // The code generator proves a vector's contiguity and alignment under a planned layout for constant
+    // starts only (codegen/VectorCopyLowering.cpp, sharedSideVectorizes): a shared side addressed through
+    // its layout whose start is computed at run time in one of the layout's dims (a stage the program
+    // picks, `A_shared[ko % 2, :, :]`) is copied element by element.
+    bool copiedElementByElement(const ir::Region& shared) const {
+        if (shared.buffer->scope != ir::MemoryScope::Shared)
+            return false;
+        const layout::SharedArenaSlot* slot = nullptr;
+        for (const layout::SharedArenaSlot& s : m_kernel.schedule.arena.slots)
+            if (s.buffer == shared.buffer)
+                slot = &s;
+        const layout::SharedBufferPlan* plan = m_kernel.sharedOf(shared.buffer);
+        if (!slot || !slot->usesPlannedLayout || !plan)
+            return false;
+        size_t layoutRank = plan->choice.layout.inputShape().size();
+        for (size_t d = shared.mins.size() > layoutRank ? shared.mins.size() - layoutRank : 0;
+             d < shared.mins.size(); ++d)
+            if (!ir::constantInt(shared.mins[d]))
+                return true;
+        return false;
+    }
+
     // Whether a tile of `region` can reach past its buffer's extent in some block: a constant start that
     // overruns, or a start that moves (block index) with a tile that does not divide the extent.
     static bool mayCrossEdge(const ir::Region& region) {
@@ -727,6 +749,16 @@ private:
             }
         }
         std::string note;
+        layout::CopyPlan elementwise;
+        if (plan && plan->vectorWidth > 1 && copiedElementByElement(stmt.dst)) {
+            elementwise = *plan;
+            elementwise.vectorWidth = 1;
+            plan = &elementwise;
+            cpAsync = false;
+            note = "element by element, as the emitted code: a start the layout swizzles is computed at run "
+                   "time "
+                   "(a stage the program picks), and the code generator vectorizes constant starts only";
+        }
         ThreadTileMap map = copyThreadMap(plan, dstMap.tileShape, a.elementBytes, note);
         int width = map.vector * a.elementBytes;
         SharedAccessKind kind = SharedAccessKind::Store;

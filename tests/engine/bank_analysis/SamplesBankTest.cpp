@@ -130,6 +130,29 @@ TEST(SampleBanks, CopiesAndLoopsCountTheInstructionsTheKernelExecutes) {
     EXPECT_EQ(gammaReads, 1);
 }
 
+TEST(SampleBanks, AStagePickedAtRunTimeIsCopiedElementByElementAsTheCodeDoes) {
+    // TileLang's barrier-pipelined GEMM example copies into `A_shared[ko % 2, :, :]`. The code generator
+    // cannot prove a vector's alignment under the 128B swizzle for a start computed at run time and stores
+    // element by element (2-byte stores, 4-way conflicts under that swizzle: measured on the H100, 1,024
+    // wavefronts per copy), so the model must not claim 16-byte cp.async there.
+    std::ifstream in(
+        std::string(TILEBENCH_TESTS_DIR) +
+        "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto c = compileText(text.str(), targetSm90a());
+    ASSERT_TRUE(c->result->ok());
+    int copies = 0;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
+        if (a.isStore && a.buffer && (a.buffer->name == "A_shared" || a.buffer->name == "B_shared")) {
+            ++copies;
+            EXPECT_EQ(a.instruction, "STS.U16") << describe(a);
+            EXPECT_EQ(a.hardware.conflictWays, 4) << describe(a);
+            EXPECT_NE(a.note.find("element by element"), std::string::npos) << describe(a);
+        }
+    EXPECT_EQ(copies, 2);
+}
+
 TEST(ConditionalBanks, AccessesUnderADataDependentIfCarryTheirConditionAndBoundTheTotals) {
     // A block-sparse loop: the K tile is copied and read only for the blocks the mask keeps. TileBench
     // cannot know how many, so those accesses say so instead of counting every block (issue: 540,672
