@@ -353,6 +353,10 @@ struct ExprAccess {
     bool isStore = false;
     SourceRange range;
     const ir::Expr* load = nullptr; // the load node (null for stores)
+    // A load in the value or indices of a store to shared or global memory: in a T.Parallel loop whose
+    // partition replicates iterations, the code runs that statement in replica 0 only (KernelEmitter's
+    // guardReplicaStores), its loads included.
+    bool feedsMemoryStore = false;
 };
 
 // A load node reached twice (a Python variable used twice in the body) is one access: the generated code
@@ -1131,13 +1135,19 @@ private:
             collectBody(stmt->body, out, ctx, repeat, depth + 1);
             return;
         }
-        case ir::StmtKind::Store:
+        case ir::StmtKind::Store: {
+            size_t first = out.size();
             for (const ir::ExprPtr& index : stmt->indices)
                 collectLoads(index, out, 0);
             collectLoads(stmt->value, out, 0);
+            const bool memoryStore = stmt->buffer && (stmt->buffer->scope == ir::MemoryScope::Shared ||
+                                                      stmt->buffer->scope == ir::MemoryScope::Global);
+            for (size_t i = first; i < out.size(); ++i)
+                out[i].feedsMemoryStore = memoryStore;
             if (stmt->buffer && stmt->buffer->scope == ir::MemoryScope::Shared)
                 out.push_back({stmt->buffer, stmt->indices, true, stmt->range});
             return;
+        }
         case ir::StmtKind::Kernel:
         case ir::StmtKind::Copy:
         case ir::StmtKind::Gemm:
@@ -1239,8 +1249,11 @@ private:
             std::optional<ThreadTileMap> map;
             if (plan) {
                 std::string failure;
+                // Replica 0 only: stores, and the loads of a memory store in an unvectorized loop (a
+                // vectorized one loads its vectors before the guarded element code, in every replica).
+                bool replicaZeroOnly = access.isStore || (access.feedsMemoryStore && plan->vectorWidth <= 1);
                 map = mapFromFragment(m_inverses, plan->loopLayout, std::max(1, plan->vectorWidth), 0,
-                                      access.isStore, failure);
+                                      replicaZeroOnly, failure);
                 if (map && map->tileShape != extents)
                     map.reset();
                 if (!map)

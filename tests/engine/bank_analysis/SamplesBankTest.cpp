@@ -153,6 +153,25 @@ TEST(SampleBanks, AStagePickedAtRunTimeIsCopiedElementByElementAsTheCodeDoes) {
     EXPECT_EQ(copies, 2);
 }
 
+TEST(SampleBanks, LoadsOfAStoreThatOnlyReplicaZeroRunsAreCountedOnce) {
+    // TileLang's cumsum example scans a row of shared memory in a T.Parallel(1) loop over 256 threads:
+    // every thread is a replica of the one iteration, and the emitted code runs the statement, loads
+    // included, in replica 0 only (`if (rep == 0) G[i] = G[i] + G[i + 1];`): one warp's instructions.
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/gdn/example_cumsum.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto c = compileText(text.str(), targetSm90a());
+    ASSERT_TRUE(c->result->ok());
+    int scanAccesses = 0;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
+        if (a.role.find("T.Parallel") != std::string::npos) {
+            ++scanAccesses;
+            EXPECT_EQ(a.executionsPerBlock, 63) << describe(a);
+            EXPECT_EQ(a.instructionsPerBlock, 63) << describe(a); // one warp, not all eight
+        }
+    EXPECT_EQ(scanAccesses, 3); // two loads and the store
+}
+
 TEST(ConditionalBanks, AccessesUnderADataDependentIfCarryTheirConditionAndBoundTheTotals) {
     // A block-sparse loop: the K tile is copied and read only for the blocks the mask keeps. TileBench
     // cannot know how many, so those accesses say so instead of counting every block (issue: 540,672
