@@ -13,6 +13,7 @@
 #include "engine/layout/algebra/WarpPartition.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -1274,12 +1275,22 @@ private:
             if (repeat > 1)
                 addNote(site, "inner serial loops: first iteration's addresses, counted " +
                                   std::to_string(repeat) + " times");
+            // A load that gives every lane the address it loaded for an earlier register of the same thread
+            // (an element broadcast along the registers, `G_shared[i]` in a loop over (i, j)) is the value
+            // the compiler already holds: the register loop is unrolled and, when the body stores nothing to
+            // the buffer, one load serves them all. Counted once, as the hardware measures.
+            const bool reusesLoads =
+                !access.isStore &&
+                std::none_of(accesses.begin(), accesses.end(), [&](const ExprAccess& other) {
+                    return other.isStore && other.buffer == access.buffer;
+                });
             m_consumer.beginSite(site);
             int64_t emitted = 0;
             int64_t firstWarp = map->threadBegin / kWarpLanes;
             int64_t lastWarp = (map->threadBegin + map->threads + kWarpLanes - 1) / kWarpLanes;
             bool failed = false;
-            for (int64_t w = firstWarp; w < lastWarp && !failed; ++w)
+            std::set<std::pair<uint32_t, std::array<int64_t, kWarpLanes>>> loaded; // this warp's, so far
+            for (int64_t w = firstWarp; w < lastWarp && !failed; ++w, loaded.clear())
                 for (int64_t g = 0; g < map->groups && !failed; ++g) {
                     WarpAccess chosen, plain;
                     chosen.kind = plain.kind = site.kind;
@@ -1305,6 +1316,8 @@ private:
                         mask |= 1u << lane;
                     }
                     if (failed || !mask)
+                        continue;
+                    if (reusesLoads && !loaded.emplace(mask, chosen.address).second)
                         continue;
                     chosen.activeMask = plain.activeMask = mask;
                     if (++emitted > kMaxInstructionsPerSite) {

@@ -172,6 +172,25 @@ TEST(SampleBanks, LoadsOfAStoreThatOnlyReplicaZeroRunsAreCountedOnce) {
     EXPECT_EQ(scanAccesses, 3); // two loads and the store
 }
 
+TEST(SampleBanks, AnElementBroadcastAlongAThreadsRegistersIsLoadedOnce) {
+    // TileLang's chunk_o example scales each row by exp(G_shared[i_s]) (line 126): every register of a
+    // thread lies in one row, so the unrolled register loop loads the same address again and again and the
+    // compiler keeps one load. Measured on the H100: 8 wavefronts a block, one LDS per warp.
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/gdn/example_chunk_o.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto c = compileText(text.str(), targetSm90a());
+    ASSERT_TRUE(c->result->ok());
+    const layout::SharedAccessPlan* scale = nullptr;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
+        if (a.buffer && a.buffer->name == "G_shared" && !a.isStore &&
+            c->result->sources.lineOf(a.range) == 126)
+            scale = &a;
+    ASSERT_NE(scale, nullptr);
+    EXPECT_EQ(scale->instructionsPerBlock, 8) << describe(*scale); // 256 threads: one per warp
+    EXPECT_EQ(scale->wavefrontsPerBlock, 8) << describe(*scale);
+}
+
 TEST(ConditionalBanks, AccessesUnderADataDependentIfCarryTheirConditionAndBoundTheTotals) {
     // A block-sparse loop: the K tile is copied and read only for the blocks the mask keeps. TileBench
     // cannot know how many, so those accesses say so instead of counting every block (issue: 540,672
