@@ -49,6 +49,15 @@ std::unique_ptr<Compiled> compileText(const std::string& text, const Target& tar
     return c;
 }
 
+// An open-corpus program (tests/corpus/tilelang-examples/REL) through the bank analysis on the portable
+// backend, the one `tilec profile` measured it on.
+std::unique_ptr<Compiled> compileCorpusProgram(const std::string& rel) {
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/" + rel);
+    std::stringstream text;
+    text << in.rdbuf();
+    return compileText(text.str(), targetSm90a());
+}
+
 std::string describe(const layout::SharedAccessPlan& a) {
     return a.role + " (" + a.instruction + ", " + std::to_string(a.hardware.conflictWays) +
            "-way, note: " + a.note + ")";
@@ -135,12 +144,7 @@ TEST(SampleBanks, AStagePickedAtRunTimeIsCopiedElementByElementAsTheCodeDoes) {
     // cannot prove a vector's alignment under the 128B swizzle for a start computed at run time and stores
     // element by element (2-byte stores, 4-way conflicts under that swizzle: measured on the H100, 1,024
     // wavefronts per copy), so the model must not claim 16-byte cp.async there.
-    std::ifstream in(
-        std::string(TILEBENCH_TESTS_DIR) +
-        "/corpus/tilelang-examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto c = compileText(text.str(), targetSm90a());
+    auto c = compileCorpusProgram("warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py");
     ASSERT_TRUE(c->result->ok());
     int copies = 0;
     for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
@@ -157,10 +161,7 @@ TEST(SampleBanks, LoadsOfAStoreThatOnlyReplicaZeroRunsAreCountedOnce) {
     // TileLang's cumsum example scans a row of shared memory in a T.Parallel(1) loop over 256 threads:
     // every thread is a replica of the one iteration, and the emitted code runs the statement, loads
     // included, in replica 0 only (`if (rep == 0) G[i] = G[i] + G[i + 1];`): one warp's instructions.
-    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/gdn/example_cumsum.py");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto c = compileText(text.str(), targetSm90a());
+    auto c = compileCorpusProgram("gdn/example_cumsum.py");
     ASSERT_TRUE(c->result->ok());
     int scanAccesses = 0;
     for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
@@ -176,10 +177,7 @@ TEST(SampleBanks, AnElementBroadcastAlongAThreadsRegistersIsLoadedOnce) {
     // TileLang's chunk_o example scales each row by exp(G_shared[i_s]) (line 126): every register of a
     // thread lies in one row, so the unrolled register loop loads the same address again and again and the
     // compiler keeps one load. Measured on the H100: 8 wavefronts a block, one LDS per warp.
-    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/corpus/tilelang-examples/gdn/example_chunk_o.py");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto c = compileText(text.str(), targetSm90a());
+    auto c = compileCorpusProgram("gdn/example_chunk_o.py");
     ASSERT_TRUE(c->result->ok());
     const layout::SharedAccessPlan* scale = nullptr;
     for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
