@@ -283,6 +283,7 @@ ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClie
     lo.dims = o.dims;
     lo.fastCompile = o.fastCompile;
     lo.nvrtcOptions = o.nvrtcOptions;
+    lo.cudaSourceOverride = o.cudaSourceOverride;
     run::GpuLaunchSetup setup = run::setUpForLaunches(result, client, lo);
     out.diagnostics = setup.diagnostics;
     auto release = [&] {

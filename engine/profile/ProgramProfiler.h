@@ -38,6 +38,8 @@ struct ProgramProfileOptions {
     std::string arch;                      // empty: the runner's first device's architecture
     std::string fastCompile;               // NVRTC --Ofast-compile level (measuring its cost; "" = full)
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim (measuring what they cost or gain)
+    // An edited copy of the generated CUDA timed in place of it (run::GpuLaunchOptions::cudaSourceOverride).
+    std::string cudaSourceOverride;
     bool ceilings = true;                  // measure (once per runner session) copy bandwidth and cuBLAS
     // Bench history: read for --vs previous, appended to after a bench. Empty: not used at all.
     std::string historyPath;

@@ -44,6 +44,7 @@ struct Options {
     std::string fastCompile;
     std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
+    std::string cudaFile;                // --cuda FILE: an edited copy of the generated CUDA (tile programs)
     std::optional<Backend> backend;      // --backend portable|hopper (tile programs)
     std::map<std::string, int64_t> dims; // --dim NAME=VALUE: a T.dynamic dim's size (default 256)
     int repeat = 20, warmup = 5, rounds = 3;
@@ -126,6 +127,9 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
             o.nvrtcOptions.push_back(a.substr(15));
         } else if (a == "--no-ceilings") {
             o.noCeilings = true;
+        } else if (a == "--cuda") {
+            if (!value(o.cudaFile))
+                return false;
         } else if (a == "--backend") {
             if (!value(v))
                 return false;
@@ -368,6 +372,16 @@ int benchTileProgram(const Options& o) {
     if (!client)
         return ExitRuntimeError;
     ProgramProfileOptions po = profileOptions(o);
+    if (!o.cudaFile.empty()) {
+        if (!readTextFile(o.cudaFile, po.cudaSourceOverride) || po.cudaSourceOverride.empty()) {
+            std::fprintf(stderr, "tilec: error: cannot read the CUDA file '%s'\n", o.cudaFile.c_str());
+            return ExitRuntimeError;
+        }
+        // An edited kernel is not the file's: its times stay out of the bench history.
+        po.historyPath.clear();
+        std::fprintf(stderr, "tilec: note: timing the CUDA of '%s' in place of the generated code\n",
+                     o.cudaFile.c_str());
+    }
     ProgramProfileReport report = profileProgram(*result, *client, po, o.file);
     std::string diags = formatDiagnostics(result->sources, report.diagnostics);
     if (!diags.empty())
@@ -541,6 +555,8 @@ options:
   --no-ceilings     skip measuring copy bandwidth and cuBLAS (quick runs, sanitizers)
   --dim NAME=VALUE  tile programs: the size of a T.dynamic dimension (default 256)
   --backend NAME    tile programs: portable (mma.sync, cp.async) or hopper (wgmma, TMA, warp specialization)
+  --cuda FILE       tile programs, bench/profile: time an edited copy of `tilec emit cuda` (the same kernels
+                   and parameters) with the same launch, tensor maps and inputs; kept out of the history
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
 )";
 }
@@ -550,6 +566,11 @@ int runProfileCommand(int argc, char** argv) {
     std::string error;
     if (!parseOptions(argc, argv, o, error)) {
         std::fprintf(stderr, "tilec: error: %s\n%s", error.c_str(), usage().c_str());
+        return ExitUsage;
+    }
+    if (!o.cudaFile.empty() && (o.command == "sweep" || !isTileProgram(o.file))) {
+        std::fprintf(stderr, "tilec: error: --cuda replaces a tile program's generated CUDA in bench and "
+                             "profile; a sweep generates each variant, and a .cu file is already CUDA\n");
         return ExitUsage;
     }
     if (o.command == "sweep")

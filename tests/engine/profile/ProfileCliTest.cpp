@@ -187,6 +187,36 @@ TEST(ProfileCli, TileProgramErrors) {
     EXPECT_NE(sweep.output.find("is neither a .cu file"), std::string::npos) << sweep.output;
 }
 
+// bench --cuda FILE: the edited copy is what NVRTC compiles and the runner times (a broken edit fails to
+// compile, the generated code as a file runs); a sweep, which generates each variant, refuses it.
+TEST(ProfileCli, BenchTileProgramWithAnEditedCuda) {
+    REQUIRE_NVRTC();
+    std::string sample = std::string(TILEBENCH_SAMPLES_DIR) + "/02_gemm_relu.py";
+    std::string dir = test::freshTempDir("cli-bench-cuda");
+    test::CommandResult emitted =
+        test::runCommand(std::string(TILEC_PATH) + " emit cuda " + sample + " > " + dir + "/edited.cu");
+    ASSERT_EQ(emitted.exitCode, 0) << emitted.output;
+    test::CommandResult same = test::runCommand(
+        tilec("bench " + sample + " --cuda " + dir + "/edited.cu --fake --no-ceilings --history /dev/null/x"));
+    EXPECT_EQ(same.exitCode, 0) << same.output;
+    EXPECT_NE(same.output.find("timing the CUDA of '" + dir + "/edited.cu'"), std::string::npos) << same.output;
+    EXPECT_NE(same.output.find("time: median"), std::string::npos) << same.output;
+
+    FILE* f = std::fopen((dir + "/broken.cu").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("extern \"C\" __global__ void matmul_relu_kernel_kernel() { this is not CUDA; }\n", f);
+    std::fclose(f);
+    test::CommandResult broken = test::runCommand(
+        tilec("bench " + sample + " --cuda " + dir + "/broken.cu --fake --no-ceilings --history /dev/null/x"));
+    EXPECT_EQ(broken.exitCode, 1) << broken.output;
+    EXPECT_NE(broken.output.find("compile failed"), std::string::npos) << broken.output;
+
+    test::CommandResult sweep = test::runCommand(
+        tilec("sweep " + sample + " -p block_N=64,128 --cuda " + dir + "/edited.cu --fake --no-ceilings"));
+    EXPECT_EQ(sweep.exitCode, 2) << sweep.output;
+    EXPECT_NE(sweep.output.find("--cuda replaces"), std::string::npos) << sweep.output;
+}
+
 // tilec sweep FILE.py: each variant compiled with its -p values; a progress line, a table in axis order,
 // and a variant over the shared-memory budget as a row with its diagnostic.
 TEST(ProfileCli, SweepTileProgram) {
