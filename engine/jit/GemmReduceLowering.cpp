@@ -58,15 +58,17 @@ bool exactFloatProducts(DType a, DType b) {
 
 } // namespace
 
-// One operand of a gemm: a matrix over a buffer's doubles.
+// One operand of a gemm: a matrix over a buffer's elements (doubles, or floats for a float-stored buffer).
 struct GemmMatrix {
-    Value* base = nullptr; // element (0, 0)
+    const ir::Buffer* buffer = nullptr;
+    llvm::Type* element = nullptr; // the buffer's storage type
+    Value* base = nullptr;         // element (0, 0)
     int64_t rows = 0, cols = 0, rowStride = 0, colStride = 0;
 
     Value* at(llvm::IRBuilder<>& b, Value* row, Value* col) const {
         Value* offset =
             b.CreateAdd(b.CreateMul(row, b.getInt64(rowStride)), b.CreateMul(col, b.getInt64(colStride)));
-        return b.CreateGEP(b.getDoubleTy(), base, offset);
+        return b.CreateGEP(element, base, offset);
     }
 };
 
@@ -109,7 +111,9 @@ void Lowerer::lowerGemm(const Stmt& s) {
         checkRectInside(corners, s);
         const BufferShape& shape = shapeOf(r.buffer);
         GemmMatrix m;
-        m.base = m_b.CreateGEP(m_f64, bufferBase(r.buffer, s.range), linearOffset(r, r.mins));
+        m.buffer = r.buffer;
+        m.element = storageType(r.buffer);
+        m.base = elementAt(r.buffer, bufferBase(r.buffer, s.range), linearOffset(r, r.mins));
         m.rows = r.extents[rank - 2];
         m.cols = r.extents[rank - 1];
         m.rowStride = shape.strides[rank - 2];
@@ -147,13 +151,13 @@ void Lowerer::lowerExactGemm(const GemmOperands& g) {
     Value* acc = entry.CreateAlloca(accType);
     emitLoop(i64(g.m), [&](Value* i) {
         emitLoop(i64(g.n), [&](Value* j) {
-            Value* old = m_b.CreateLoad(m_f64, g.cAt(m_b, i, j));
+            Value* old = loadStored(g.c.buffer, g.cAt(m_b, i, j));
             Value* start = integer ? m_b.CreateSelect(g.clear, i64(0), storedToInteger(old))
                                    : m_b.CreateSelect(g.clear, f64(0), old);
             m_b.CreateStore(start, acc);
             emitLoop(i64(g.k), [&](Value* kk) {
-                Value* x = m_b.CreateLoad(m_f64, g.aAt(m_b, i, kk));
-                Value* y = m_b.CreateLoad(m_f64, g.bAt(m_b, kk, j));
+                Value* x = loadStored(g.a.buffer, g.aAt(m_b, i, kk));
+                Value* y = loadStored(g.b.buffer, g.bAt(m_b, kk, j));
                 Value* sum = m_b.CreateLoad(accType, acc);
                 Value* next = integer
                                   ? m_b.CreateAdd(sum, m_b.CreateMul(storedToInteger(x), storedToInteger(y)))
@@ -163,7 +167,7 @@ void Lowerer::lowerExactGemm(const GemmOperands& g) {
             Value* total = m_b.CreateLoad(accType, acc);
             Value* result = integer ? convertStored(integerToStored(total, DType::Int64), DType::Int64, g.tc)
                                     : convertStored(total, DType::Float64, g.tc);
-            m_b.CreateStore(result, g.cAt(m_b, i, j));
+            storeStored(g.c.buffer, result, g.cAt(m_b, i, j));
         });
     });
 }
@@ -181,6 +185,15 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     Value* accRow = floatArray(gemmRowsPerBlock() * std::min<int64_t>(n, kGemmChunk), "gemm.acc");
     auto f32At = [&](Value* array, Value* index) { return m_b.CreateInBoundsGEP(m_f32, array, index); };
     bool fuse = exactFloatProducts(g.ta, g.tb);
+    // An operand element as a float (exact: float operands of this gemm are float32-exact).
+    auto loadFloat = [&](const GemmMatrix& matrix, Value* ptr) -> Value* {
+        Value* v = m_b.CreateLoad(matrix.element, ptr);
+        return matrix.element == m_f32 ? v : m_b.CreateFPTrunc(v, m_f32);
+    };
+    // A float32 sum into C (rounded to C's dtype).
+    auto storeSum = [&](Value* sum, Value* ptr) {
+        storeStored(g.c.buffer, convertStored(m_b.CreateFPExt(sum, m_f64), DType::Float32, g.tc), ptr);
+    };
     auto mulAdd = [&](Value* x, Value* y, Value* acc) -> Value* {
         if (fuse)
             return m_b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, acc});
@@ -188,13 +201,13 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     };
     emitLoop(i64(m), [&](Value* i) {
         emitLoop(i64(k), [&](Value* kk) {
-            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.aAt(m_b, i, kk)), m_f32);
+            Value* v = loadFloat(g.a, g.aAt(m_b, i, kk));
             m_b.CreateStore(v, f32At(opA, m_b.CreateAdd(m_b.CreateMul(i, i64(k)), kk)));
         });
     });
     emitLoop(i64(k), [&](Value* kk) {
         emitLoop(i64(n), [&](Value* j) {
-            Value* v = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.bAt(m_b, kk, j)), m_f32);
+            Value* v = loadFloat(g.b, g.bAt(m_b, kk, j));
             m_b.CreateStore(v, f32At(opB, m_b.CreateAdd(m_b.CreateMul(kk, i64(n)), j)));
         });
     });
@@ -210,8 +223,7 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
         for (int64_t r = 0; r < rows; ++r) {
             Value* i = m_b.CreateAdd(i0, i64(r));
             emitLoop(i64(kGemmChunk), [&](Value* j) {
-                Value* old =
-                    m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.cAt(m_b, i, m_b.CreateAdd(j0, j))), m_f32);
+                Value* old = loadFloat(g.c, g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
                 m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
                                 f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j)));
             });
@@ -256,10 +268,8 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
                                        f32At(accRow, i64(r * kGemmChunk + v * kLanes)), llvm::Align(32));
             Value* i = m_b.CreateAdd(i0, i64(r));
             emitLoop(i64(kGemmChunk), [&](Value* j) {
-                Value* sum = m_b.CreateFPExt(
-                    m_b.CreateLoad(m_f32, f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j))), m_f64);
-                m_b.CreateStore(convertStored(sum, DType::Float32, g.tc),
-                                g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
+                Value* sum = m_b.CreateLoad(m_f32, f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j)));
+                storeSum(sum, g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
             });
         }
     };
@@ -267,7 +277,7 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     auto tailChunk = [&](Value* i, Value* j0, int64_t width) {
         emitLoop(i64(width), [&](Value* j) {
             Value* col = m_b.CreateAdd(j0, j);
-            Value* old = m_b.CreateFPTrunc(m_b.CreateLoad(m_f64, g.cAt(m_b, i, col)), m_f32);
+            Value* old = loadFloat(g.c, g.cAt(m_b, i, col));
             m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
                             f32At(accRow, j));
         });
@@ -283,8 +293,7 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
         });
         emitLoop(i64(width), [&](Value* j) {
             Value* col = m_b.CreateAdd(j0, j);
-            Value* sum = m_b.CreateFPExt(m_b.CreateLoad(m_f32, f32At(accRow, j)), m_f64);
-            m_b.CreateStore(convertStored(sum, DType::Float32, g.tc), g.cAt(m_b, i, col));
+            storeSum(m_b.CreateLoad(m_f32, f32At(accRow, j)), g.cAt(m_b, i, col));
         });
     };
     int64_t fullChunks = n / kGemmChunk;
@@ -340,12 +349,12 @@ void Lowerer::lowerReduce(const Stmt& s) {
     emitLoop(i64(outer), [&](Value* o) {
         emitLoop(i64(inner), [&](Value* in) {
             Value* column =
-                m_b.CreateGEP(m_f64, srcBase, m_b.CreateAdd(m_b.CreateMul(o, i64(extent * inner)), in));
-            Value* outPtr = m_b.CreateGEP(m_f64, dstBase, m_b.CreateAdd(m_b.CreateMul(o, i64(inner)), in));
+                elementAt(s.srcBuffer, srcBase, m_b.CreateAdd(m_b.CreateMul(o, i64(extent * inner)), in));
+            Value* outPtr = elementAt(s.dstBuffer, dstBase, m_b.CreateAdd(m_b.CreateMul(o, i64(inner)), in));
             auto element = [&](Value* i) {
-                return m_b.CreateLoad(m_f64, m_b.CreateGEP(m_f64, column, m_b.CreateMul(i, i64(inner))));
+                return loadStored(s.srcBuffer, elementAt(s.srcBuffer, column, m_b.CreateMul(i, i64(inner))));
             };
-            Value* oldStored = m_b.CreateLoad(m_f64, outPtr);
+            Value* oldStored = loadStored(s.dstBuffer, outPtr);
             if (!integer) {
                 using ir::ReduceKind;
                 double start = kind == ReduceKind::Max ? -inf : kind == ReduceKind::Min ? inf : 0.0;
@@ -379,7 +388,7 @@ void Lowerer::lowerReduce(const Stmt& s) {
                         : (kind == ReduceKind::Sum || kind == ReduceKind::AbsSum)
                             ? m_b.CreateFAdd(oldStored, r)
                             : floatMax(oldStored, r);
-                m_b.CreateStore(convertStored(r, DType::Float64, to), outPtr);
+                storeStored(s.dstBuffer, convertStored(r, DType::Float64, to), outPtr);
                 return;
             }
             using ir::ReduceKind;
@@ -447,7 +456,7 @@ void Lowerer::lowerReduce(const Stmt& s) {
                     break;
                 }
             }
-            m_b.CreateStore(integerToStored(wrapInteger(r, to), to), outPtr);
+            storeStored(s.dstBuffer, integerToStored(wrapInteger(r, to), to), outPtr);
         });
     });
 }

@@ -152,7 +152,38 @@ Value* Lowerer::elementPointer(const ir::Buffer* buffer, const std::vector<ExprP
         }
         offset = m_b.CreateAdd(offset, m_b.CreateMul(index, i64(shape.strides[d])));
     }
-    return m_b.CreateGEP(m_f64, base, offset);
+    return elementAt(buffer, base, offset);
+}
+
+llvm::Type* Lowerer::storageType(const ir::Buffer* buffer) const {
+    size_t id = static_cast<size_t>(buffer->id);
+    return id < m_floatStored.size() && m_floatStored[id] ? m_f32 : m_f64;
+}
+
+Value* Lowerer::elementAt(const ir::Buffer* buffer, Value* base, Value* offset) {
+    return m_b.CreateGEP(storageType(buffer), base, offset);
+}
+
+Value* Lowerer::loadStored(const ir::Buffer* buffer, Value* ptr) {
+    llvm::Type* type = storageType(buffer);
+    Value* value = m_b.CreateLoad(type, ptr);
+    return type == m_f64 ? value : m_b.CreateFPExt(value, m_f64);
+}
+
+void Lowerer::storeStored(const ir::Buffer* buffer, Value* stored, Value* ptr) {
+    // Exact: a stored value is already rounded to the buffer's dtype, which float32 holds.
+    llvm::Type* type = storageType(buffer);
+    m_b.CreateStore(type == m_f64 ? stored : m_b.CreateFPTrunc(stored, m_f32), ptr);
+}
+
+void Lowerer::chooseStorage(const Stmt& kernel) {
+    // Views (T.Tensor over buf.data) address global memory only (the frontend rejects views of on-chip
+    // buffers), so a float-stored buffer is never seen through another dtype.
+    auto narrowFloat = [](ir::DType t) { return ir::isFloat(t) && t != ir::DType::Float64; };
+    m_floatStored.assign(m_lowering.module->buffers().size(), false);
+    for (const ir::Buffer* buffer : kernel.allocations)
+        if (!buffer->viewOf && buffer->scope != ir::MemoryScope::Global && narrowFloat(buffer->dtype))
+            m_floatStored[static_cast<size_t>(buffer->id)] = true;
 }
 
 void Lowerer::fillFresh(const ir::Buffer* buffer) {
@@ -162,11 +193,12 @@ void Lowerer::fillFresh(const ir::Buffer* buffer) {
     if (buffer->initValue && *buffer->initValue)
         value = evalStored(*buffer->initValue, buffer->dtype);
     if (shape.count == 1) {
-        m_b.CreateStore(value, base);
+        storeStored(buffer, value, base);
         return;
     }
-    emitLoop(i64(shape.count),
-             [&](Value* i) { m_b.CreateStore(value, m_b.CreateInBoundsGEP(m_f64, base, i)); });
+    emitLoop(i64(shape.count), [&](Value* i) {
+        storeStored(buffer, value, m_b.CreateInBoundsGEP(storageType(buffer), base, i));
+    });
 }
 
 int64_t Lowerer::blockStateElements(const Stmt& kernel) {
@@ -228,6 +260,7 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, const std::string& suff
     // On-chip buffers: one stack array each, poisoned at the start of every block (of a phased kernel's
     // first phase; later phases restore the block's state).
     const int64_t stateElements = phased ? blockStateElements(kernel) : 0;
+    chooseStorage(kernel);
     int64_t stackBytes = 0;
     std::vector<const ir::Buffer*> fresh;
     for (const ir::Buffer* buffer : kernel.allocations) {
@@ -241,10 +274,11 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, const std::string& suff
         if (buffer->scope == ir::MemoryScope::Global)
             continue; // a workspace: one of the kernel's arguments
         const BufferShape& shape = shapeOf(buffer);
-        stackBytes += shape.count * 8;
+        llvm::Type* element = storageType(buffer);
+        stackBytes += shape.count * (element == m_f32 ? 4 : 8);
         if (stackBytes > kMaxStackBytes)
             throw Unsupported{"the on-chip buffers of a block take more than 32 MiB"};
-        auto* array = m_b.CreateAlloca(m_f64, i64(std::max<int64_t>(shape.count, 1)), buffer->name);
+        auto* array = m_b.CreateAlloca(element, i64(std::max<int64_t>(shape.count, 1)), buffer->name);
         array->setAlignment(llvm::Align(64));
         m_bases[static_cast<size_t>(buffer->id)] = array;
         fresh.push_back(buffer);
@@ -297,17 +331,18 @@ llvm::Function* Lowerer::lowerKernel(const Stmt& kernel, const std::string& suff
 }
 
 void Lowerer::copyBlockState(const std::vector<const ir::Buffer*>& buffers, Value* blockState, bool restore) {
-    int64_t offset = 0;
+    // The state has a double's room for every element (blockStateElements); float-stored buffers use half.
+    uint64_t offset = 0;
     for (const ir::Buffer* buffer : buffers) {
         const int64_t count = std::max<int64_t>(shapeOf(buffer).count, 1);
         Value* stack = bufferBase(buffer, buffer->range);
-        Value* saved = m_b.CreateConstGEP1_64(m_f64, blockState, static_cast<uint64_t>(offset));
-        const uint64_t bytes = static_cast<uint64_t>(count * 8);
+        Value* saved = m_b.CreateConstGEP1_64(m_b.getInt8Ty(), blockState, offset);
+        const uint64_t bytes = static_cast<uint64_t>(count) * (storageType(buffer) == m_f32 ? 4 : 8);
         if (restore)
-            m_b.CreateMemCpy(stack, llvm::Align(8), saved, llvm::Align(8), bytes);
+            m_b.CreateMemCpy(stack, llvm::Align(4), saved, llvm::Align(4), bytes);
         else
-            m_b.CreateMemCpy(saved, llvm::Align(8), stack, llvm::Align(8), bytes);
-        offset += count;
+            m_b.CreateMemCpy(saved, llvm::Align(4), stack, llvm::Align(4), bytes);
+        offset += (bytes + 7) / 8 * 8;
     }
 }
 
@@ -435,7 +470,7 @@ void Lowerer::lowerStore(const Stmt& s) {
                                     ir::scopeName(s.buffer->scope) + " buffer's extents are exceeded",
                                 "check the loop bounds and index arithmetic; only T.copy guards global "
                                 "memory"));
-    m_b.CreateStore(value, ptr);
+    storeStored(s.buffer, value, ptr);
 }
 
 } // namespace tb::jit

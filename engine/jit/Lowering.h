@@ -8,11 +8,13 @@
 //
 // Values mirror the interpreter's: a scalar of a float dtype is an LLVM double holding a value exactly
 // representable in its dtype (rounded after every operation), a scalar of an integer dtype or bool an
-// i64 already wrapped to its dtype. Buffers hold doubles, like HostTensor. Everything the interpreter
+// i64 already wrapped to its dtype. Global buffers hold doubles, like HostTensor. Everything the interpreter
 // learns at run time that cannot change within an execution (shapes, dynamic dims, grid extents, tile
-// extents) is a constant here. A construct the lowering does not handle throws Unsupported (caught in
-// JitProgram.cpp: the program then runs on the interpreter); a runtime error (out of bounds, division by
-// zero) stores the index of its ErrorSite and the block into *error and returns.
+// extents) is a constant here. On-chip buffers of a float dtype of at most 32 bits are stored as floats
+// (every value they hold is exact in float32, so this changes no value and halves what tile loops move). A
+// construct the lowering does not handle throws Unsupported (caught in JitProgram.cpp: the program then runs
+// on the interpreter); a runtime error (out of bounds, division by zero) stores the index of its ErrorSite
+// and the block into *error and returns.
 #pragma once
 
 #include "engine/exec/Executor.h"
@@ -150,6 +152,14 @@ private:
     llvm::Value* elementPointer(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices,
                                 SourceRange range, llvm::Value** pendingCheck);
     llvm::Value* bufferBase(const ir::Buffer* buffer, SourceRange range);
+    // How a buffer's elements are stored: float for an on-chip buffer of a float dtype of at most 32 bits,
+    // double otherwise. Loads give and stores take the double a scalar is.
+    llvm::Type* storageType(const ir::Buffer* buffer) const;
+    llvm::Value* elementAt(const ir::Buffer* buffer, llvm::Value* base, llvm::Value* offset);
+    llvm::Value* loadStored(const ir::Buffer* buffer, llvm::Value* ptr);
+    void storeStored(const ir::Buffer* buffer, llvm::Value* stored, llvm::Value* ptr);
+    // Decides storageType for the kernel's allocations.
+    void chooseStorage(const ir::Stmt& kernel);
     llvm::Value* i64(int64_t value);
     llvm::Value* f64(double value);
 
@@ -168,7 +178,8 @@ private:
     void lowerCopyLike(const ir::Stmt& s, bool atomic);
     void lowerFill(const ir::Stmt& s);
     void lowerAtomicValue(const ir::Stmt& s);
-    void atomicAccumulate(llvm::Value* ptr, llvm::Value* stored, ir::DType from, ir::DType to);
+    void atomicAccumulate(const ir::Buffer* buffer, llvm::Value* ptr, llvm::Value* stored, ir::DType from,
+                          ir::DType to);
     void lowerGemm(const ir::Stmt& s);
     void lowerExactGemm(const GemmOperands& g);  // integer or float64 operands
     void lowerSingleGemm(const GemmOperands& g); // float32 accumulation, register-blocked
@@ -191,6 +202,7 @@ private:
     llvm::Value* m_blockLinear = nullptr;
     llvm::BasicBlock* m_allocaBlock = nullptr;
     std::vector<llvm::Value*> m_bases;   // by Buffer::id
+    std::vector<bool> m_floatStored;     // by Buffer::id: stored as float (storageType)
     std::vector<llvm::Value*> m_vars;    // by Var::id: current i64 value
     std::map<int, BufferShape> m_shapes; // by Buffer::id
     RangeScope m_ranges;

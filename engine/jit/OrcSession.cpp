@@ -4,6 +4,7 @@
 #include "engine/jit/JitRuntime.h"
 
 #include <cstdlib>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -50,6 +51,13 @@ std::unique_ptr<OrcSession> OrcSession::create(std::string& error) {
     std::call_once(once, [] {
         llvm::InitializeNativeTarget();
         llvm::InitializeNativeTargetAsmPrinter();
+        // No loop strength reduction in code generation: on the tile kernels' many addressing expressions
+        // it took a third of the code generator's time (10 of 30 ms on the GEMM sample, `llc -time-passes`)
+        // for no measurable run time (bench_cpu, 2026-12-06). TB_JIT_LLVM_ARGS=-disable-lsr=false restores
+        // it.
+        llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+        if (auto it = options.find("disable-lsr"); it != options.end())
+            static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(true);
         // TB_JIT_LLVM_ARGS="-time-passes ...": LLVM's own options, for looking into compile time.
         if (const char* args = std::getenv("TB_JIT_LLVM_ARGS")) {
             static std::vector<std::string> words{"tilebench"};

@@ -296,7 +296,7 @@ Value* Lowerer::loadElement(const Expr& e) {
                                     ir::scopeName(e.buffer->scope) + " buffer's extents are " + "exceeded",
                                 "check the loop bounds and index arithmetic; only T.copy guards global "
                                 "memory"));
-    Value* stored = m_b.CreateLoad(m_f64, ptr);
+    Value* stored = loadStored(e.buffer, ptr);
     return castValue(fromStored(stored, e.buffer->dtype), e.buffer->dtype, e.dtype);
 }
 

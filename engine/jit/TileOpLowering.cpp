@@ -125,16 +125,16 @@ Value* Lowerer::linearOffset(const Rect& r, const std::vector<Value*>& index) {
     return offset;
 }
 
-void Lowerer::atomicAccumulate(Value* ptr, Value* stored, DType from, DType to) {
+void Lowerer::atomicAccumulate(const ir::Buffer* buffer, Value* ptr, Value* stored, DType from, DType to) {
     Value* v = convertStored(stored, from, to);
-    Value* old = m_b.CreateLoad(m_f64, ptr);
+    Value* old = loadStored(buffer, ptr);
     Value* updated = nullptr;
     if (ir::isFloat(to))
         updated = roundToDType(m_b.CreateFAdd(old, v), to);
     else
         updated =
             integerToStored(wrapInteger(m_b.CreateAdd(storedToInteger(old), storedToInteger(v)), to), to);
-    m_b.CreateStore(updated, ptr);
+    storeStored(buffer, updated, ptr);
 }
 
 // Copy and atomic_add from a region: element pairs in row-major order of the paired non-unit dims.
@@ -214,7 +214,7 @@ void Lowerer::lowerCopyLike(const Stmt& s, bool atomic) {
             si[srcDims[p]] = m_b.CreateAdd(src.mins[srcDims[p]], idx[p]);
             di[dstDims[p]] = m_b.CreateAdd(dst.mins[dstDims[p]], idx[p]);
         }
-        Value* srcPtr = m_b.CreateGEP(m_f64, srcBase, linearOffset(src, si));
+        Value* srcPtr = elementAt(src.buffer, srcBase, linearOffset(src, si));
         Value* inside = nullptr;
         if (srcGuarded) {
             inside = m_b.getTrue();
@@ -223,12 +223,12 @@ void Lowerer::lowerCopyLike(const Stmt& s, bool atomic) {
                     inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(si[d], i64(srcShape.shape[d])));
             srcPtr = m_b.CreateSelect(inside, srcPtr, m_zero);
         }
-        Value* value = m_b.CreateLoad(m_f64, srcPtr); // a guarded global read gives 0
-        Value* dstPtr = m_b.CreateGEP(m_f64, dstBase, linearOffset(dst, di));
+        Value* value = loadStored(src.buffer, srcPtr); // a guarded global read gives 0
+        Value* dstPtr = elementAt(dst.buffer, dstBase, linearOffset(dst, di));
         if (atomic)
-            atomicAccumulate(dstPtr, value, from, to);
+            atomicAccumulate(dst.buffer, dstPtr, value, from, to);
         else
-            m_b.CreateStore(convertStored(value, from, to), dstPtr);
+            storeStored(dst.buffer, convertStored(value, from, to), dstPtr);
     };
     nest(0);
     if (skip) {
@@ -267,7 +267,7 @@ void Lowerer::lowerFill(const Stmt& s) {
             });
             return;
         }
-        m_b.CreateStore(value, m_b.CreateGEP(m_f64, base, linearOffset(dst, idx)));
+        storeStored(dst.buffer, value, elementAt(dst.buffer, base, linearOffset(dst, idx)));
     };
     nest(0);
 }
@@ -300,8 +300,8 @@ void Lowerer::lowerAtomicValue(const Stmt& s) {
         llvm::BasicBlock* done = llvm::BasicBlock::Create(m_context, "atomic.done", m_function);
         m_b.CreateCondBr(inside, add, done);
         m_b.SetInsertPoint(add);
-        atomicAccumulate(m_b.CreateGEP(m_f64, base, linearOffset(dst, idx)), stored, s.value->dtype,
-                         dst.buffer->dtype);
+        atomicAccumulate(dst.buffer, elementAt(dst.buffer, base, linearOffset(dst, idx)), stored,
+                         s.value->dtype, dst.buffer->dtype);
         m_b.CreateBr(done);
         m_b.SetInsertPoint(done);
     };

@@ -40,7 +40,7 @@ struct ProgramProfileOptions {
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim (measuring what they cost or gain)
     // An edited copy of the generated CUDA timed in place of it (run::GpuLaunchOptions::cudaSourceOverride).
     std::string cudaSourceOverride;
-    bool ceilings = true;                  // measure (once per runner session) copy bandwidth and cuBLAS
+    bool ceilings = true; // measure (once per runner session) copy bandwidth and cuBLAS
     // Bench history: read for --vs previous, appended to after a bench. Empty: not used at all.
     std::string historyPath;
     // Check the outputs once against the CPU executor when the problem is small (never on a simulated

@@ -196,18 +196,19 @@ TEST(ProfileCli, BenchTileProgramWithAnEditedCuda) {
     test::CommandResult emitted =
         test::runCommand(std::string(TILEC_PATH) + " emit cuda " + sample + " > " + dir + "/edited.cu");
     ASSERT_EQ(emitted.exitCode, 0) << emitted.output;
-    test::CommandResult same = test::runCommand(
-        tilec("bench " + sample + " --cuda " + dir + "/edited.cu --fake --no-ceilings --history /dev/null/x"));
+    test::CommandResult same = test::runCommand(tilec(
+        "bench " + sample + " --cuda " + dir + "/edited.cu --fake --no-ceilings --history /dev/null/x"));
     EXPECT_EQ(same.exitCode, 0) << same.output;
-    EXPECT_NE(same.output.find("timing the CUDA of '" + dir + "/edited.cu'"), std::string::npos) << same.output;
+    EXPECT_NE(same.output.find("timing the CUDA of '" + dir + "/edited.cu'"), std::string::npos)
+        << same.output;
     EXPECT_NE(same.output.find("time: median"), std::string::npos) << same.output;
 
     FILE* f = std::fopen((dir + "/broken.cu").c_str(), "w");
     ASSERT_NE(f, nullptr);
     std::fputs("extern \"C\" __global__ void matmul_relu_kernel_kernel() { this is not CUDA; }\n", f);
     std::fclose(f);
-    test::CommandResult broken = test::runCommand(
-        tilec("bench " + sample + " --cuda " + dir + "/broken.cu --fake --no-ceilings --history /dev/null/x"));
+    test::CommandResult broken = test::runCommand(tilec(
+        "bench " + sample + " --cuda " + dir + "/broken.cu --fake --no-ceilings --history /dev/null/x"));
     EXPECT_EQ(broken.exitCode, 1) << broken.output;
     EXPECT_NE(broken.output.find("compile failed"), std::string::npos) << broken.output;
 
