@@ -31,8 +31,7 @@ constexpr int kMaxDepth = ir::kMaxIrDepth;
 // The wgmma shapes a kernel's gemms issue (the hopper device header emits one wrapper each).
 std::vector<WgmmaShape> wgmmaShapesOf(const layout::KernelPlan& kernel);
 
-// True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
-bool isMultipleOf(const ir::ExprPtr& e, int64_t m);
+using ir::isMultipleOf;
 
 // The buffer a region names, for comments and diagnostics ("?" without one).
 std::string describeRegion(const ir::Region& r);

@@ -53,28 +53,6 @@ std::string describeRegion(const ir::Region& r) {
     return r.buffer ? r.buffer->name : "?";
 }
 
-bool isMultipleOf(const ExprPtr& e, int64_t m) {
-    if (m <= 1)
-        return true;
-    ExprPtr s = ir::simplify(e);
-    if (auto c = ir::constantInt(s))
-        return *c % m == 0;
-    if (s->kind == ir::ExprKind::Binary) {
-        const auto& a = s->operands[0];
-        const auto& b = s->operands[1];
-        switch (s->binaryOp) {
-        case ir::BinaryOp::Mul:
-            return isMultipleOf(a, m) || isMultipleOf(b, m);
-        case ir::BinaryOp::Add:
-        case ir::BinaryOp::Sub:
-            return isMultipleOf(a, m) && isMultipleOf(b, m);
-        default:
-            return false;
-        }
-    }
-    return false;
-}
-
 const layout::CopyPlan* KernelEmitter::copyPlanOf(const Stmt& s) const {
     if (!m_plan)
         return nullptr;

@@ -4,6 +4,7 @@
 // the tensor's edges. Steps: vectorCopyMap (does the thread map allow it at all), the hoisted lane
 // addresses, the per-vector pointers, the full-vector condition, the access itself.
 #include "engine/codegen/KernelEmitter.h"
+#include "engine/layout/algebra/LayoutTranslation.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -79,7 +80,10 @@ const ThreadMap* KernelEmitter::vectorCopyMap(const Stmt& s, const layout::Fragm
     return built;
 }
 
-// A shared side keeps each thread's V elements contiguous and aligned under its layout.
+// A shared side keeps each thread's V elements contiguous and aligned under its layout. A start computed at
+// run time in one of the layout's dims (a stage the program picks, a column block of an unrolled loop) is
+// proved through the layout repeating itself along that dim every power of two the start is known to be a
+// multiple of (layout::vectorsSurviveRuntimeStart, the bank model's rule too), and checked at 0.
 bool KernelEmitter::sharedSideVectorizes(const ir::Region& r, const ThreadMap& tm, int V) const {
     auto it = m_shared.find(r.buffer);
     if (it == m_shared.end())
@@ -96,9 +100,11 @@ bool KernelEmitter::sharedSideVectorizes(const ir::Region& r, const ThreadMap& t
     std::vector<int64_t> mins;
     for (size_t d = r.mins.size() - lr; d < r.mins.size(); ++d) {
         auto c = ir::constantInt(r.mins[d]);
-        if (!c)
+        const size_t ld = d - (r.mins.size() - lr);
+        if (!c && !layout::vectorsSurviveRuntimeStart(
+                      l, ld, ir::knownPowerOfTwoFactor(r.mins[d], l.inputShape()[ld]), V))
             return false;
-        mins.push_back(*c);
+        mins.push_back(c ? *c : 0);
     }
     // Map tile points to the layout's dims (non-unit region dims in order).
     std::vector<int> tileDimOf(r.mins.size(), -1);

@@ -531,6 +531,35 @@ ExprPtr simplify(const ExprPtr& expr) {
     return simplifyImpl(expr, 0);
 }
 
+bool isMultipleOf(const ExprPtr& e, int64_t m) {
+    if (m <= 1)
+        return true;
+    ExprPtr s = simplify(e);
+    if (auto c = constantInt(s))
+        return *c % m == 0;
+    if (s->kind == ExprKind::Binary) {
+        const auto& a = s->operands[0];
+        const auto& b = s->operands[1];
+        switch (s->binaryOp) {
+        case BinaryOp::Mul:
+            return isMultipleOf(a, m) || isMultipleOf(b, m);
+        case BinaryOp::Add:
+        case BinaryOp::Sub:
+            return isMultipleOf(a, m) && isMultipleOf(b, m);
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+int64_t knownPowerOfTwoFactor(const ExprPtr& e, int64_t cap) {
+    int64_t factor = 1;
+    while (factor * 2 <= cap && isMultipleOf(e, factor * 2))
+        factor *= 2;
+    return factor;
+}
+
 std::string printExpr(const ExprPtr& expr) {
     std::string out;
     if (expr)

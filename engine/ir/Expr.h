@@ -137,6 +137,10 @@ std::optional<int64_t> constantInt(const ExprPtr& expr);
 // Folds constants and normalizes affine integer expressions (sum of var*coef + const), so that slice
 // extents like (k+1)*64 - k*64 become 64. Never changes the value; returns the same node if nothing changes.
 ExprPtr simplify(const ExprPtr& expr);
+// True when `e` is a compile-time multiple of m (constants, products with such a factor, sums of such).
+bool isMultipleOf(const ExprPtr& e, int64_t m);
+// The largest power of two, at most `cap`, that `e` is known to be a multiple of (1 when none is known).
+int64_t knownPowerOfTwoFactor(const ExprPtr& e, int64_t cap);
 
 // Deterministic one-line text form, e.g. "A_shared[i, (k * 32) + j]" or "exp2((x * 1.4427) - m)".
 std::string printExpr(const ExprPtr& expr);

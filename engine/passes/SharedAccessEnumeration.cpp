@@ -10,6 +10,7 @@
 #include "engine/ir/Visitor.h"
 #include "engine/layout/algebra/FragmentTable.h"
 #include "engine/layout/algebra/GemmInstruction.h"
+#include "engine/layout/algebra/LayoutTranslation.h"
 #include "engine/layout/algebra/WarpPartition.h"
 
 #include <algorithm>
@@ -643,10 +644,13 @@ private:
     }
 
     // The code generator proves a vector's contiguity and alignment under a planned layout for constant
-    // starts only (codegen/VectorCopyLowering.cpp, sharedSideVectorizes): a shared side addressed through
-    // its layout whose start is computed at run time in one of the layout's dims (a stage the program
-    // picks, `A_shared[ko % 2, :, :]`) is copied element by element.
-    bool copiedElementByElement(const ir::Region& shared) const {
+    // starts, and for a start computed at run time in one of the layout's dims (a stage the program picks,
+    // `A_shared[ko % 2, :, :]`) only when the layout repeats itself along that dim, every power of two the
+    // start is a multiple of, by a multiple of the vector (layout::vectorsSurviveRuntimeStart, the rule of
+    // codegen/VectorCopyLowering.cpp's sharedSideVectorizes); other such copies are element by element.
+    // The vector copies then move like those at start 0: a shift by a multiple of the vector's bytes
+    // renames banks without changing any wavefront count.
+    bool copiedElementByElement(const ir::Region& shared, int64_t vector) const {
         if (shared.buffer->scope != ir::MemoryScope::Shared)
             return false;
         const layout::SharedArenaSlot* slot = nullptr;
@@ -656,10 +660,14 @@ private:
         const layout::SharedBufferPlan* plan = m_kernel.sharedOf(shared.buffer);
         if (!slot || !slot->usesPlannedLayout || !plan)
             return false;
-        size_t layoutRank = plan->choice.layout.inputShape().size();
-        for (size_t d = shared.mins.size() > layoutRank ? shared.mins.size() - layoutRank : 0;
-             d < shared.mins.size(); ++d)
-            if (!ir::constantInt(shared.mins[d]))
+        const layout::Layout& l = plan->choice.layout;
+        size_t layoutRank = l.inputShape().size();
+        size_t first = shared.mins.size() > layoutRank ? shared.mins.size() - layoutRank : 0;
+        for (size_t d = first; d < shared.mins.size(); ++d)
+            if (!ir::constantInt(shared.mins[d]) &&
+                !layout::vectorsSurviveRuntimeStart(
+                    l, d - first, ir::knownPowerOfTwoFactor(shared.mins[d], l.inputShape()[d - first]),
+                    vector))
                 return true;
         return false;
     }
@@ -755,14 +763,14 @@ private:
         }
         std::string note;
         layout::CopyPlan elementwise;
-        if (plan && plan->vectorWidth > 1 && copiedElementByElement(stmt.dst)) {
+        if (plan && plan->vectorWidth > 1 && copiedElementByElement(stmt.dst, plan->vectorWidth)) {
             elementwise = *plan;
             elementwise.vectorWidth = 1;
             plan = &elementwise;
             cpAsync = false;
-            note = "element by element, as the emitted code: a start the layout swizzles is computed at run "
-                   "time "
-                   "(a stage the program picks), and the code generator vectorizes constant starts only";
+            note =
+                "element by element, as the emitted code: the start is computed at run time and the layout "
+                "does not repeat at the multiples it is known to be of, so no vector is proved contiguous";
         }
         ThreadTileMap map = copyThreadMap(plan, dstMap.tileShape, a.elementBytes, note);
         int width = map.vector * a.elementBytes;

@@ -5,6 +5,7 @@ target_sources(tilebench_engine PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/Layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/LayoutInverse.cpp
     ${CMAKE_CURRENT_LIST_DIR}/LayoutEquality.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/LayoutTranslation.cpp
     ${CMAKE_CURRENT_LIST_DIR}/Fragment.cpp
     ${CMAKE_CURRENT_LIST_DIR}/FragmentTable.cpp
     ${CMAKE_CURRENT_LIST_DIR}/FragmentContains.cpp

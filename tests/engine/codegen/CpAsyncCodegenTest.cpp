@@ -94,6 +94,37 @@ TEST(CpAsyncCodegen, ItCompilesForSm90aOnBothBackends) {
         }
 }
 
+// Copies at starts a loop computes (tests/engine/codegen/programs/runtime_copy_starts.py): where the
+// swizzle repeats at the start's known multiple they are 16-byte cp.async like constant-start copies, where
+// it does not they go element by element; what the bank analysis says (SamplesBankTest) is the same, and
+// the code compiles on both backends for every architecture they emit for.
+TEST(CpAsyncCodegen, RunTimeStartsVectorizeWhereTheSwizzleRepeats) {
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        SCOPED_TRACE(backend == Backend::Hopper ? "hopper" : "portable");
+        PlannedProgram p = planTestProgram("runtime_copy_starts.py", {}, backend);
+        ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
+        const std::string cuda = cudaOf(p);
+        EXPECT_NE(cuda.find("// T.copy(A -> A_shared): cp.async.cg 16 B, 4 per thread (line 21)"),
+                  std::string::npos)
+            << cuda;
+        EXPECT_NE(cuda.find("// T.copy(B -> B_shared): cp.async.cg 16 B, 2 per thread (line 23)"),
+                  std::string::npos)
+            << cuda;
+        EXPECT_NE(cuda.find("// T.copy(A -> A_shared), element by element: 16 elements per thread (line 26)"),
+                  std::string::npos)
+            << cuda;
+        if (gpu::nvrtcVersionString().empty())
+            continue;
+        std::string errors;
+        CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << errors;
+        EXPECT_EQ(nvrtcFailures(code, "sm_90a"), "");
+        if (backend == Backend::Portable) {
+            EXPECT_EQ(nvrtcFailures(code, "sm_80"), "");
+        }
+    }
+}
+
 TEST(CpAsyncCodegen, OnSm80TheMbarriersAreADiagnostic) {
     CompileOptions options;
     options.target = targetSm80();

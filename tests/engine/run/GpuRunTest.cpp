@@ -208,6 +208,10 @@ std::vector<Case> portableCases() {
         // A grid barrier: blocks read what their neighbours wrote before it (cooperative launch).
         {"grid_barrier.py", {}, true},
         {"grid_barrier.py", {{"blocks", "264"}, {"block_N", "256"}}, true},
+        // Copies into a swizzled tile at starts a loop computes: vectors where the swizzle repeats, element
+        // by element where it does not.
+        {"runtime_copy_starts.py", {}, true},
+        {"runtime_copy_starts.py", {{"M", "200"}, {"N", "136"}, {"K", "200"}}, true},
         // A T.alloc_global workspace between a split and a combine kernel, at a block multiple and ragged.
         {"split_combine_workspace.py", {}, true},
         {"split_combine_workspace.py", {{"M", "200"}, {"N", "384"}, {"parts", "3"}}, true},
