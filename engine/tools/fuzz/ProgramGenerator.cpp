@@ -193,11 +193,19 @@ GeneratedProgram elementwise(ChoiceSource& c, const GeneratorOptions& o) {
     return {w.text, "elementwise", {}};
 }
 
+// How the K loop stages its operand tiles in shared memory.
+enum class Staging {
+    Tile,   // one tile each, copied whole
+    Stages, // two stages the program picks, `A_s[ko % 2, :, :]` (a start computed at run time)
+    Halves, // each tile copied in two halves by a loop, `A_s[0:bm, j * h:(j + 1) * h]`
+};
+
 struct GemmShape {
     int bM, bN, bK;
     std::string M, N, K;
     bool transA, transB;
     std::string dtype;
+    Staging staging = Staging::Tile;
 };
 
 GemmShape gemmShape(ChoiceSource& c, const GeneratorOptions& o) {
@@ -212,7 +220,36 @@ GemmShape gemmShape(ChoiceSource& c, const GeneratorOptions& o) {
     s.transB = c.coin(35);
     s.dtype = o.gpuSafe ? oneOf(c, std::vector<std::string>{"float16", "bfloat16"})
                         : oneOf(c, std::vector<std::string>{"float16", "bfloat16", "float32"});
+    s.staging = c.coin(60) ? Staging::Tile : c.coin(50) ? Staging::Stages : Staging::Halves;
     return s;
+}
+
+// One operand's copy of the K loop into its shared tile `tile` (rows x cols as allocated), from `source`
+// at (row0, col0); `kAlongCols` says which of the tile's dims is K (the one the halves split).
+void operandCopy(Writer& w, const GemmShape& s, const std::string& source, const std::string& tile,
+                 const std::string& row0, const std::string& col0, int rows, int cols, bool kAlongCols) {
+    switch (s.staging) {
+    case Staging::Tile:
+        w.line(3, "T.copy(" + source + "[" + row0 + ", " + col0 + "], " + tile + ")");
+        return;
+    case Staging::Stages:
+        w.line(3, "T.copy(" + source + "[" + row0 + ", " + col0 + "], " + tile + "[ko % 2, :, :])");
+        return;
+    case Staging::Halves: {
+        std::string h = std::to_string((kAlongCols ? cols : rows) / 2);
+        std::string j = "j" + tile.substr(0, 1);
+        w.line(3, "for " + j + " in T.serial(2):");
+        if (kAlongCols)
+            w.line(4, "T.copy(" + source + "[" + row0 + ", " + col0 + " + " + j + " * " + h + "], " + tile +
+                          "[0:" + std::to_string(rows) + ", " + j + " * " + h + ":(" + j + " + 1) * " + h +
+                          "])");
+        else
+            w.line(4, "T.copy(" + source + "[" + row0 + " + " + j + " * " + h + ", " + col0 + "], " + tile +
+                          "[" + j + " * " + h + ":(" + j + " + 1) * " + h + ", 0:" + std::to_string(cols) +
+                          "])");
+        return;
+    }
+    }
 }
 
 // The K loop of a tiled GEMM into C_f (declared by the caller), A_s and B_s staged in shared memory.
@@ -230,12 +267,17 @@ void gemmLoop(ChoiceSource& c, Writer& w, const GemmShape& s) {
         break;
     }
     std::string bm = std::to_string(s.bM), bn = std::to_string(s.bN), bk = std::to_string(s.bK);
-    w.line(3, s.transA ? "T.copy(A[ko * " + bk + ", by * " + bm + "], A_s)"
-                       : "T.copy(A[by * " + bm + ", ko * " + bk + "], A_s)");
-    w.line(3, s.transB ? "T.copy(B[bx * " + bn + ", ko * " + bk + "], B_s)"
-                       : "T.copy(B[ko * " + bk + ", bx * " + bn + "], B_s)");
+    if (s.transA)
+        operandCopy(w, s, "A", "A_s", "ko * " + bk, "by * " + bm, s.bK, s.bM, false);
+    else
+        operandCopy(w, s, "A", "A_s", "by * " + bm, "ko * " + bk, s.bM, s.bK, true);
+    if (s.transB)
+        operandCopy(w, s, "B", "B_s", "bx * " + bn, "ko * " + bk, s.bN, s.bK, true);
+    else
+        operandCopy(w, s, "B", "B_s", "ko * " + bk, "bx * " + bn, s.bK, s.bN, false);
     std::string policy = oneOf(c, std::vector<std::string>{"Square", "FullRow", "FullCol"});
-    std::string args = "A_s, B_s, C_f";
+    std::string args =
+        s.staging == Staging::Stages ? "A_s[ko % 2, :, :], B_s[ko % 2, :, :], C_f" : "A_s, B_s, C_f";
     if (s.transA)
         args += ", transpose_A=True";
     if (s.transB)
@@ -256,14 +298,16 @@ void gemmSignature(Writer& w, const GemmShape& s, const std::string& extraOutput
 
 void gemmAllocations(ChoiceSource& c, Writer& w, const GemmShape& s) {
     std::string bm = std::to_string(s.bM), bn = std::to_string(s.bN), bk = std::to_string(s.bK);
-    w.line(2, "A_s = T.alloc_shared(" +
-                  std::string(s.transA ? "(" + bk + ", " + bm + ")" : "(" + bm + ", " + bk + ")") + ", " +
-                  q(s.dtype) + ")");
-    w.line(2, "B_s = T.alloc_shared(" +
-                  std::string(s.transB ? "(" + bn + ", " + bk + ")" : "(" + bk + ", " + bn + ")") + ", " +
-                  q(s.dtype) + ")");
+    const std::string stages = s.staging == Staging::Stages ? "2, " : "";
+    w.line(2, "A_s = T.alloc_shared((" + stages + std::string(s.transA ? bk + ", " + bm : bm + ", " + bk) +
+                  "), " + q(s.dtype) + ")");
+    w.line(2, "B_s = T.alloc_shared((" + stages + std::string(s.transB ? bn + ", " + bk : bk + ", " + bn) +
+                  "), " + q(s.dtype) + ")");
     w.line(2, "C_f = T.alloc_fragment((" + bm + ", " + bn + "), \"float32\")");
-    swizzleAndAnnotations(c, w, {"A_s", "B_s"});
+    // A swizzle annotation is for one 2-D tile; staged buffers keep the planned layouts.
+    swizzleAndAnnotations(c, w,
+                          s.staging == Staging::Stages ? std::vector<std::string>{}
+                                                       : std::vector<std::string>{"A_s", "B_s"});
 }
 
 GeneratedProgram gemm(ChoiceSource& c, const GeneratorOptions& o) {
