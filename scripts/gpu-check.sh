@@ -372,15 +372,10 @@ if [[ "${WAVEFRONT_CORPUS:-1}" == "1" ]]; then
     while IFS=$'\t' read -r rel arguments; do
         name="${rel%.py}"
         programs+=("$rel")
-        # Index inputs (--fill) are filled on the host by tilec run only: such programs get no profile.
-        if [[ "$arguments" == *--fill* ]]; then
-            echo "$rel: not profiled: its index inputs need --fill, which tilec profile does not take" \
-                >>"$LOGS/profiles/errors.log"
-            continue
-        fi
+        # Its dims and index-input fills (--fill: made on the host and uploaded, as tilec run does).
         # shellcheck disable=SC2046
         timeout "${PROFILE_TIMEOUT:-120}" "$TILEC" profile "$ROOT/tests/corpus/tilelang-examples/$rel" \
-            $(grep -o -E -- '--dim [A-Za-z_0-9]+=[0-9]+' <<<"$arguments") --json --no-ceilings \
+            $(grep -o -E -- '--(dim|fill) [A-Za-z_0-9]+=[^ ]+' <<<"$arguments") --json --no-ceilings \
             >"$LOGS/profiles/profile-${name//\//_}.json" 2>>"$LOGS/profiles/errors.log" ||
             echo "$rel: rc=$?" >>"$LOGS/profiles/errors.log"
     done < <(python3 "$ROOT/scripts/corpus_programs.py" --compiling --run-args --only "${CORPUS_ONLY:-.}")

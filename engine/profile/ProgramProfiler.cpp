@@ -1,6 +1,8 @@
 // Bench and profile of a tile program through the runner (see ProgramProfiler.h).
 #include "engine/profile/ProgramProfiler.h"
 
+#include "engine/exec/Executor.h"
+#include "engine/exec/HostTensor.h"
 #include "engine/gpu/CubinLineTable.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/profile/BenchHistory.h"
@@ -11,8 +13,10 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <variant>
+#include <vector>
 
 namespace tb::profile {
 
@@ -246,6 +250,19 @@ WorkCounts programWork(const CompileResult& result, const std::vector<int64_t>& 
     return work;
 }
 
+bool makeFilledInputs(const CompileResult& result, const ProgramProfileOptions& o,
+                      std::vector<HostTensor>& params, std::vector<Diagnostic>& diagnostics) {
+    const ir::PrimFunc& func = result.module->funcs.front();
+    std::map<std::string, int64_t> dims = o.dims;
+    for (const ir::Var* v : func.dynamicDims)
+        dims.emplace(v->name, 256);
+    DiagnosticEngine diags;
+    params = allocateParams(func, dims, o.fillSeed, diags, {}, /*fillInputs=*/true, o.fills);
+    for (const Diagnostic& d : diags.diagnostics())
+        diagnostics.push_back(d);
+    return !diags.hasErrors();
+}
+
 ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClient& client,
                                     const ProgramProfileOptions& o, const std::string& file) {
     ProgramProfileReport out;
@@ -284,6 +301,12 @@ ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClie
     lo.fastCompile = o.fastCompile;
     lo.nvrtcOptions = o.nvrtcOptions;
     lo.cudaSourceOverride = o.cudaSourceOverride;
+    std::vector<HostTensor> hostParams;
+    if (!o.fills.empty()) {
+        if (!makeFilledInputs(result, o, hostParams, out.diagnostics))
+            return fail(run::GpuRunStage::Upload, "cannot make the filled inputs");
+        lo.hostParams = &hostParams;
+    }
     run::GpuLaunchSetup setup = run::setUpForLaunches(result, client, lo);
     out.diagnostics = setup.diagnostics;
     auto release = [&] {

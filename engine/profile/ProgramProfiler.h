@@ -8,6 +8,8 @@
 // files, whose setup is the caller's.
 #pragma once
 
+#include "engine/exec/HostTensor.h"
+#include "engine/exec/InputFill.h"
 #include "engine/gpu/RunnerClient.h"
 #include "engine/pipeline/Pipeline.h"
 #include "engine/profile/ProfileReport.h"
@@ -40,7 +42,12 @@ struct ProgramProfileOptions {
     std::vector<std::string> nvrtcOptions; // more NVRTC options, verbatim (measuring what they cost or gain)
     // An edited copy of the generated CUDA timed in place of it (run::GpuLaunchOptions::cudaSourceOverride).
     std::string cudaSourceOverride;
-    bool ceilings = true; // measure (once per runner session) copy bandwidth and cuBLAS
+    // Inputs filled otherwise than with random values (index tensors: offsets, column indices): every
+    // parameter is then made on the host, as `tilec run` makes it, and uploaded instead of filled on the
+    // device, so a kernel whose indices must stay in bounds can be timed and profiled.
+    InputFills fills;
+    uint64_t fillSeed = 0x7113BE7C; // the host inputs' seed (allocateParams)
+    bool ceilings = true;           // measure (once per runner session) copy bandwidth and cuBLAS
     // Bench history: read for --vs previous, appended to after a bench. Empty: not used at all.
     std::string historyPath;
     // Check the outputs once against the CPU executor when the problem is small (never on a simulated
@@ -68,6 +75,12 @@ struct KernelTarget {
     // Generated CUDA line -> tile-program line (-1 for boilerplate); empty for hand-written CUDA.
     std::map<int, int> tileLineOfCudaLine;
 };
+
+// The parameters of a compiled program made on the host as `tilec run` makes them (seeded random values,
+// `o.fills` where given, outputs zeroed), for uploading instead of filling on the device. False, with the
+// diagnostics, when they cannot be made (an unknown input name, an unknown dim in a fill).
+bool makeFilledInputs(const CompileResult& result, const ProgramProfileOptions& o,
+                      std::vector<HostTensor>& params, std::vector<Diagnostic>& diagnostics);
 
 // Times one loaded kernel and adds the peers, the counters and SASS (profile) and the history record
 // (bench). `device` and `arch` name the runner's device; warnings (history) are appended to `warnings`.

@@ -1,6 +1,7 @@
 // Tile-program sweeps (see ProgramSweep.h).
 #include "engine/profile/ProgramSweep.h"
 
+#include "engine/exec/HostTensor.h"
 #include "engine/profile/BenchHistory.h"
 #include "engine/profile/SweepVariants.h"
 #include "engine/support/Json.h"
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 #include <set>
+#include <vector>
 
 namespace tb::profile {
 
@@ -60,6 +62,16 @@ void runVariant(const std::string& fileName, const std::string& text, const Swee
     lo.arch = arch;
     lo.prefix = "sweep_";
     lo.dims = options.timing.dims;
+    std::vector<HostTensor> hostParams; // each variant's own shapes
+    if (!options.timing.fills.empty()) {
+        if (!makeFilledInputs(*result, options.timing, hostParams, v.diagnostics)) {
+            v.status = VariantStatus::RunFailed;
+            v.message = firstErrorMessage(v.diagnostics);
+            v.formattedDiagnostics = result->formattedDiagnostics();
+            return;
+        }
+        lo.hostParams = &hostParams;
+    }
     run::GpuLaunchSetup setup = run::setUpForLaunches(*result, client, lo);
     for (const Diagnostic& d : setup.diagnostics)
         v.diagnostics.push_back(d);

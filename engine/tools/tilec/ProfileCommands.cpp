@@ -2,6 +2,7 @@
 #include "engine/tools/tilec/ProfileCommands.h"
 
 #include "engine/catalog/SampleCatalog.h"
+#include "engine/exec/InputFill.h"
 #include "engine/gpu/CubinLineTable.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerClient.h"
@@ -45,6 +46,7 @@ struct Options {
     std::vector<std::string> nvrtcOptions; // --nvrtc-option, passed to NVRTC verbatim
     std::string fakeCupti, runner, history;
     std::string cudaFile;                // --cuda FILE: an edited copy of the generated CUDA (tile programs)
+    InputFills fills;                    // --fill NAME=SPEC: inputs made on the host (tile programs)
     std::optional<Backend> backend;      // --backend portable|hopper (tile programs)
     std::map<std::string, int64_t> dims; // --dim NAME=VALUE: a T.dynamic dim's size (default 256)
     int repeat = 20, warmup = 5, rounds = 3;
@@ -130,6 +132,19 @@ bool parseOptions(int argc, char** argv, Options& o, std::string& error) {
         } else if (a == "--cuda") {
             if (!value(o.cudaFile))
                 return false;
+        } else if (a == "--fill") {
+            if (!value(v))
+                return false;
+            size_t eq = v.find('=');
+            std::string why;
+            std::optional<InputFill> fill =
+                eq == std::string::npos || eq == 0 ? std::nullopt : parseInputFill(v.substr(eq + 1), why);
+            if (!fill) {
+                error = why.empty() ? "expected NAME=SPEC after --fill (e.g. --fill cu_seqlens=sorted:0..UQ)"
+                                    : "--fill " + v.substr(0, eq) + ": " + why;
+                return false;
+            }
+            o.fills[v.substr(0, eq)] = *fill;
         } else if (a == "--backend") {
             if (!value(v))
                 return false;
@@ -299,6 +314,7 @@ ProgramProfileOptions profileOptions(const Options& o) {
     p.peerRounds = o.rounds;
     p.ceilings = !o.noCeilings;
     p.dims = o.dims;
+    p.fills = o.fills;
     p.historyPath = !o.history.empty() ? o.history : defaultHistoryPath();
     return p;
 }
@@ -557,6 +573,8 @@ options:
   --backend NAME    tile programs: portable (mma.sync, cp.async) or hopper (wgmma, TMA, warp specialization)
   --cuda FILE       tile programs, bench/profile: time an edited copy of `tilec emit cuda` (the same kernels
                    and parameters) with the same launch, tensor maps and inputs; kept out of the history
+  --fill NAME=SPEC  tile programs: make input NAME on the host as `tilec run --fill` does (randint:LO..HI,
+                   sorted:LO..HI, arange, const:V, zeros, ones), for index inputs that must stay in bounds
   --runner PATH    tilebench-runner to use            --fake[-cupti=MODE]  simulated runner (tests)
 )";
 }
@@ -566,6 +584,11 @@ int runProfileCommand(int argc, char** argv) {
     std::string error;
     if (!parseOptions(argc, argv, o, error)) {
         std::fprintf(stderr, "tilec: error: %s\n%s", error.c_str(), usage().c_str());
+        return ExitUsage;
+    }
+    if (!o.fills.empty() && !isTileProgram(o.file)) {
+        std::fprintf(stderr, "tilec: error: --fill makes a tile program's inputs; a .cu file's buffers are "
+                             "filled by its // tilebench-buffer directives\n");
         return ExitUsage;
     }
     if (!o.cudaFile.empty() && (o.command == "sweep" || !isTileProgram(o.file))) {

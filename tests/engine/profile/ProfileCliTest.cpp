@@ -218,6 +218,38 @@ TEST(ProfileCli, BenchTileProgramWithAnEditedCuda) {
     EXPECT_NE(sweep.output.find("--cuda replaces"), std::string::npos) << sweep.output;
 }
 
+// bench --fill NAME=SPEC: index inputs made on the host as `tilec run --fill` makes them (here the varlen
+// attention's cumulative sequence lengths); a fill of no input of the program, a malformed one and a fill
+// for a .cu file are errors, named.
+TEST(ProfileCli, BenchTileProgramWithFilledInputs) {
+    REQUIRE_NVRTC();
+    std::string program = std::string(TILEBENCH_TESTS_DIR) +
+                          "/corpus/tilelang-examples/flash_attention/example_mha_fwd_varlen.py";
+    std::string dims = " --dim UQ=1024 --dim UKV=1024 --dim max_seqlen_q=256";
+    test::CommandResult ok = test::runCommand(
+        tilec("bench " + program + dims +
+              " --fill cu_seqlens_q=sorted:0..UQ --fill cu_seqlens_k=sorted:0..UKV --fake --no-ceilings"
+              " --history /dev/null/x"));
+    EXPECT_EQ(ok.exitCode, 0) << ok.output;
+    EXPECT_NE(ok.output.find("time: median"), std::string::npos) << ok.output;
+
+    test::CommandResult unknown =
+        test::runCommand(tilec("bench " + program + dims +
+                               " --fill no_such_input=arange --fake --no-ceilings --history /dev/null/x"));
+    EXPECT_NE(unknown.exitCode, 0) << unknown.output;
+    EXPECT_NE(unknown.output.find("no_such_input"), std::string::npos) << unknown.output;
+
+    test::CommandResult malformed =
+        test::runCommand(tilec("bench " + program + " --fill cu_seqlens_q=sorted --fake --no-ceilings"));
+    EXPECT_EQ(malformed.exitCode, 2) << malformed.output;
+    EXPECT_NE(malformed.output.find("--fill cu_seqlens_q"), std::string::npos) << malformed.output;
+
+    test::CommandResult cu = test::runCommand(
+        tilec("bench " + kernel("transpose.cu") + " -p N=1024 --fill x=zeros --fake --history /dev/null/x"));
+    EXPECT_EQ(cu.exitCode, 2) << cu.output;
+    EXPECT_NE(cu.output.find("--fill makes a tile program's inputs"), std::string::npos) << cu.output;
+}
+
 // tilec sweep FILE.py: each variant compiled with its -p values; a progress line, a table in axis order,
 // and a variant over the shared-memory budget as a row with its diagnostic.
 TEST(ProfileCli, SweepTileProgram) {
