@@ -359,6 +359,9 @@ struct ExprAccess {
     // partition replicates iterations, the code runs that statement in replica 0 only (KernelEmitter's
     // guardReplicaStores), its loads included.
     bool feedsMemoryStore = false;
+    // The undecided ifs of the loop body around it (a per-element guard such as a row against a length read
+    // from memory): the access runs for some iterations only, so its count is a bound.
+    std::string condition;
 };
 
 // A load node reached twice (a Python variable used twice in the body) is one access: the generated code
@@ -1127,11 +1130,26 @@ private:
             for (const ir::StmtPtr& s : stmt->stmts)
                 collectBody(s, out, ctx, repeat, depth + 1);
             return;
-        case ir::StmtKind::IfThenElse:
+        case ir::StmtKind::IfThenElse: {
             collectLoads(stmt->cond, out, 0);
-            collectBody(stmt->body, out, ctx, repeat, depth + 1);
-            collectBody(stmt->elseBody, out, ctx, repeat, depth + 1);
+            std::optional<int64_t> decided = ir::evaluateInt(
+                stmt->cond, [](const ir::Var&) -> std::optional<int64_t> { return std::nullopt; });
+            if (decided) {
+                collectBody(*decided ? stmt->body : stmt->elseBody, out, ctx, repeat, depth + 1);
+                return;
+            }
+            const std::string text = ir::printExpr(stmt->cond);
+            auto guarded = [&](const ir::StmtPtr& branch, const std::string& condition) {
+                size_t first = out.size();
+                collectBody(branch, out, ctx, repeat, depth + 1);
+                for (size_t i = first; i < out.size(); ++i)
+                    out[i].condition =
+                        out[i].condition.empty() ? condition : condition + " and " + out[i].condition;
+            };
+            guarded(stmt->body, text);
+            guarded(stmt->elseBody, "not (" + text + ")");
             return;
+        }
         case ir::StmtKind::WarpGroups:
             collectBody(stmt->body, out, ctx, repeat, depth + 1);
             return;
@@ -1278,6 +1296,9 @@ private:
                              " T.Parallel",
                          access.range, access.isStore ? SharedAccessKind::Store : SharedAccessKind::Load,
                          access.isStore, inner);
+            if (!access.condition.empty())
+                site.condition =
+                    site.condition.empty() ? access.condition : site.condition + " and " + access.condition;
             addNote(site, note);
             addNote(site, a.note);
             if (repeat > 1)

@@ -293,6 +293,45 @@ def main(Q: T.Tensor((64, 64), "float16"), K: T.Tensor((256, 64), "float16"), Ma
     EXPECT_NE(json.find("\"conditionalAccesses\": " + std::to_string(conditional)), std::string::npos);
 }
 
+TEST(ConditionalBanks, AGuardInsideAParallelLoopBoundsTheAccessesItGuards) {
+    // A varlen attention's epilogue: each row of the shared output tile is stored only while it is inside
+    // the sequence, whose length is read from memory (measured on the H100: 26% of the tile's loads ran).
+    // Loads under such a per-element guard are a bound; the ones outside it, and a guard the compiler can
+    // decide, are not.
+    auto c = compileText(R"(
+import tilelang
+import tilelang.language as T
+
+@T.prim_func
+def main(X: T.Tensor((64, 64), "float16"), Lens: T.Tensor((4,), "int32"), O: T.Tensor((256, 64), "float16"),
+         S: T.Tensor((64,), "float16")):
+    with T.Kernel(4, threads=128) as bx:
+        O_shared = T.alloc_shared((64, 64), "float16")
+        T.copy(X, O_shared)
+        length = Lens[bx]
+        for i, d in T.Parallel(64, 64):
+            if i < length:
+                O[bx * 64 + i, d] = O_shared[i, d]
+        for i in T.Parallel(64):
+            if 2 > 1:
+                S[i] = O_shared[i, 0]
+)",
+                         targetSm80());
+    ASSERT_TRUE(c->result->ok());
+    int guarded = 0, decided = 0;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses) {
+        if (!a.buffer || a.isStore)
+            continue;
+        if (a.condition.find("length") != std::string::npos || a.condition.find("Lens") != std::string::npos)
+            ++guarded;
+        else if (a.condition.empty())
+            ++decided;
+    }
+    EXPECT_EQ(guarded, 1); // the guarded row loads
+    EXPECT_EQ(decided, 1); // the `if 2 > 1` loads run unconditionally
+    EXPECT_EQ(layout::bankTotalsPerKernel(c->plan.kernels.at(0)).conditionalAccesses, 1);
+}
+
 TEST(ConditionalBanks, AStoreOfATileThatMayCrossTheTensorsEdgeIsABound) {
     // The convolution example stores a 128x256 tile into a tensor 128 columns wide: the emitted guard skips
     // the shared loads of the out-of-range half (measured: half the static count). A tile that divides the
