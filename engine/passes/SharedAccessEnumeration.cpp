@@ -361,7 +361,7 @@ struct ExprAccess {
     bool feedsMemoryStore = false;
     // The undecided ifs of the loop body around it (a per-element guard such as a row against a length read
     // from memory): the access runs for some iterations only, so its count is a bound.
-    std::string condition;
+    std::string condition = {};
 };
 
 // A load node reached twice (a Python variable used twice in the body) is one access: the generated code
