@@ -263,6 +263,26 @@ ThreadTileMap partitionLoop(const std::vector<int64_t>& tileShape, int vector, i
     return map;
 }
 
+// The same elements moved one at a time: each vector access of V elements becomes V scalar accesses, the
+// e-th of every thread's vector in the e-th instruction (how the generated code unrolls the elements of a
+// vector it cannot issue as one).
+ThreadTileMap elementWise(const ThreadTileMap& map) {
+    if (map.vector <= 1)
+        return map;
+    ThreadTileMap out = map;
+    out.vector = 1;
+    out.groups = map.groups * map.vector;
+    const int64_t size = product(map.tileShape);
+    out.element.assign(size_t(out.threads * out.groups), -1);
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t g = 0; g < map.groups; ++g) {
+            int64_t first = map.element[size_t(t * map.groups + g)];
+            for (int64_t e = 0; first >= 0 && e < map.vector && first + e < size; ++e)
+                out.element[size_t(t * out.groups + g * map.vector + e)] = first + e;
+        }
+    return out;
+}
+
 // The default vector width: 16 bytes of the element type, halved until it divides the innermost extent.
 int defaultVector(const std::vector<int64_t>& tileShape, int elementBytes) {
     int vector = std::max(1, 16 / std::max(1, elementBytes));
@@ -362,19 +382,54 @@ struct ExprAccess {
     // The undecided ifs of the loop body around it (a per-element guard such as a row against a length read
     // from memory): the access runs for some iterations only, so its count is a bound.
     std::string condition = {};
+    // Inside a select (`T.if_then_else`): the code generator moves it element by element (its
+    // vectorizableAccesses stops at selects).
+    bool underSelect = false;
+    // The statement whose code performs the access: the generated code's line map, and so the profiler's
+    // per-line counts, put a scalar load on the line of the statement that uses it, not on the line where a
+    // Python variable bound its expression (`k = block_offset[bi]` two lines above the loop that reads k).
+    // A vector load is emitted on its own, before the element code, under its expression's line.
+    SourceRange statement = {};
 };
+
+// Attributes the accesses collected from one statement (from index `first` on) to it.
+void attributeTo(std::vector<ExprAccess>& accesses, size_t first, const SourceRange& statement) {
+    for (size_t i = first; i < accesses.size(); ++i)
+        if (!accesses[i].statement.valid)
+            accesses[i].statement = statement;
+}
+
+// The line an access counts on: a scalar access its statement's, a vector one (or one without a
+// statement) its own.
+const SourceRange& countedRange(const ExprAccess& access, int vector) {
+    return access.statement.valid && vector <= 1 ? access.statement : access.range;
+}
 
 // A load node reached twice (a Python variable used twice in the body) is one access: the generated code
 // loads it once (codegen's vectorizableAccesses), and the compiler would merge two identical loads anyway.
-void collectLoads(const ir::ExprPtr& e, std::vector<ExprAccess>& out, int depth) {
+void collectLoads(const ir::ExprPtr& e, std::vector<ExprAccess>& out, int depth, bool underSelect = false) {
     if (!e || depth > kMaxDepth)
         return;
+    underSelect = underSelect || e->kind == ir::ExprKind::Select;
     bool seen = std::any_of(out.begin(), out.end(), [&](const ExprAccess& a) { return a.load == e.get(); });
     if (e->kind == ir::ExprKind::BufferLoad && e->buffer && e->buffer->scope == ir::MemoryScope::Shared &&
-        !seen)
+        !seen) {
         out.push_back({e->buffer, e->operands, false, e->range, e.get()});
+        out.back().underSelect = underSelect;
+    }
     for (const ir::ExprPtr& operand : e->operands)
-        collectLoads(operand, out, depth + 1);
+        collectLoads(operand, out, depth + 1, underSelect);
+}
+
+// Whether a T.Parallel body is anything but a list of stores (an if, an inner loop): the code generator
+// then keeps every access of the body scalar (KernelEmitter::vectorizableAccesses).
+bool bodyHasControlFlow(const ir::StmtPtr& body) {
+    if (!body)
+        return false;
+    if (body->kind != ir::StmtKind::Seq)
+        return body->kind != ir::StmtKind::Store;
+    return std::any_of(body->stmts.begin(), body->stmts.end(),
+                       [](const ir::StmtPtr& s) { return s && s->kind != ir::StmtKind::Store; });
 }
 
 class Enumerator {
@@ -1131,7 +1186,9 @@ private:
                 collectBody(s, out, ctx, repeat, depth + 1);
             return;
         case ir::StmtKind::IfThenElse: {
+            size_t conditionLoads = out.size();
             collectLoads(stmt->cond, out, 0);
+            attributeTo(out, conditionLoads, stmt->range);
             std::optional<int64_t> decided = ir::evaluateInt(
                 stmt->cond, [](const ir::Var&) -> std::optional<int64_t> { return std::nullopt; });
             if (decided) {
@@ -1171,6 +1228,7 @@ private:
                                                       stmt->buffer->scope == ir::MemoryScope::Global);
             for (size_t i = first; i < out.size(); ++i)
                 out[i].feedsMemoryStore = memoryStore;
+            attributeTo(out, first, stmt->range);
             if (stmt->buffer && stmt->buffer->scope == ir::MemoryScope::Shared)
                 out.push_back({stmt->buffer, stmt->indices, true, stmt->range});
             return;
@@ -1226,6 +1284,7 @@ private:
         collectBody(body, accesses, inner, repeat, 0);
         if (accesses.empty())
             return;
+        const bool controlFlow = bodyHasControlFlow(body);
         if (product(extents) > kMaxTableElements) {
             skipped(outer.range,
                     "the T.Parallel loop has more than " + std::to_string(kMaxTableElements) + " iterations");
@@ -1290,12 +1349,18 @@ private:
             }
             if (!map)
                 map = partitionLoop(extents, defaultLoopVector, m_threads);
-            SharedAccessSite site =
-                makeSite(&outer, access.buffer,
-                         std::string(access.isStore ? "st.shared " : "ld.shared ") + access.buffer->name +
-                             " T.Parallel",
-                         access.range, access.isStore ? SharedAccessKind::Store : SharedAccessKind::Load,
-                         access.isStore, inner);
+            if (map->vector > 1 && (controlFlow || access.underSelect)) {
+                map = elementWise(*map);
+                note += std::string(note.empty() ? "" : "; ") + "element by element, as the emitted code: " +
+                        (controlFlow ? "control flow in the loop body keeps its accesses scalar"
+                                     : "a load inside T.if_then_else is not vectorized");
+            }
+            SharedAccessSite site = makeSite(
+                &outer, access.buffer,
+                std::string(access.isStore ? "st.shared " : "ld.shared ") + access.buffer->name +
+                    " T.Parallel",
+                countedRange(access, map->vector),
+                access.isStore ? SharedAccessKind::Store : SharedAccessKind::Load, access.isStore, inner);
             if (!access.condition.empty())
                 site.condition =
                     site.condition.empty() ? access.condition : site.condition + " and " + access.condition;
@@ -1371,6 +1436,7 @@ private:
         for (const ir::ExprPtr& index : stmt.indices)
             collectLoads(index, accesses, 0);
         collectLoads(stmt.value, accesses, 0);
+        attributeTo(accesses, 0, stmt.range);
         if (stmt.buffer && stmt.buffer->scope == ir::MemoryScope::Shared)
             accesses.push_back({stmt.buffer, stmt.indices, true, stmt.range});
         for (const ExprAccess& access : accesses) {
@@ -1382,7 +1448,7 @@ private:
             SharedAccessSite site = makeSite(
                 &stmt, access.buffer,
                 std::string(access.isStore ? "st.shared " : "ld.shared ") + access.buffer->name + " element",
-                access.range, access.isStore ? SharedAccessKind::Store : SharedAccessKind::Load,
+                countedRange(access, 1), access.isStore ? SharedAccessKind::Store : SharedAccessKind::Load,
                 access.isStore, ctx);
             addNote(site, a.note);
             m_consumer.beginSite(site);

@@ -332,6 +332,50 @@ def main(X: T.Tensor((64, 64), "float16"), Lens: T.Tensor((4,), "int32"), O: T.T
     EXPECT_EQ(layout::bankTotalsPerKernel(c->plan.kernels.at(0)).conditionalAccesses, 1);
 }
 
+TEST(SampleBanks, ScalarAccessesAreCountedAsTheEmittedCodeMakesThem) {
+    // MInference's index loads, measured on the H100: a T.Parallel body with an if in it is emitted element
+    // by element (4 scalar stores of a thread's 4 ints, 4-way conflicts at that stride), not as one 16-byte
+    // store; and a load bound to a Python variable (`k = idx[3]`) is made by the statement that uses k,
+    // inside its T.if_then_else, so the profiler counts it on that statement's line.
+    auto c = compileText(R"(
+import tilelang
+import tilelang.language as T
+
+@T.prim_func
+def main(Idx: T.Tensor((1024,), "int32"), O: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=256) as bx:
+        idx = T.alloc_shared((1024,), "int32")
+        acc = T.alloc_fragment((64, 64), "float32")
+        for vi in T.Parallel(1024):
+            if vi < 1000:
+                idx[vi] = Idx[vi]
+        k = idx[3]
+        for i, j in T.Parallel(64, 64):
+            acc[i, j] = T.if_then_else(i >= k + j, 0, 1)
+        T.copy(acc, O)
+)",
+                         targetSm80());
+    ASSERT_TRUE(c->result->ok());
+    bool sawStore = false, sawLoad = false;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses) {
+        if (!a.buffer || a.buffer->name != "idx")
+            continue;
+        if (a.isStore) {
+            sawStore = true;
+            EXPECT_EQ(a.instruction, "STS") << describe(a);
+            EXPECT_EQ(a.instructionsPerBlock, 32) << describe(a); // 8 warps x 4 elements each
+            EXPECT_EQ(a.hardware.conflictWays, 4) << describe(a);
+            EXPECT_NE(a.note.find("control flow in the loop body"), std::string::npos) << describe(a);
+        } else {
+            sawLoad = true;
+            EXPECT_EQ(c->result->sources.lineOf(a.range), 15u)
+                << describe(a); // acc[i, j] = ..., not k = (13)
+        }
+    }
+    EXPECT_TRUE(sawStore);
+    EXPECT_TRUE(sawLoad);
+}
+
 TEST(ConditionalBanks, AStoreOfATileThatMayCrossTheTensorsEdgeIsABound) {
     // The convolution example stores a 128x256 tile into a tensor 128 columns wide: the emitted guard skips
     // the shared loads of the out-of-range half (measured: half the static count). A tile that divides the
