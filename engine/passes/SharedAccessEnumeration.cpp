@@ -659,6 +659,8 @@ private:
                                      ": per-thread async copies are not modelled");
             return;
         case ir::StmtKind::AtomicAdd:
+            handleAtomicAdd(*stmt, ctx);
+            return;
         case ir::StmtKind::AnnotateLayout:
         case ir::StmtKind::UseSwizzle:
         case ir::StmtKind::Print:
@@ -667,6 +669,34 @@ private:
         case ir::StmtKind::MmaIntrinsic:
             return;
         }
+    }
+
+    // A tile T.atomic_add from a shared tile into global memory: the code generator reads the source one
+    // element per thread and step, in PlanLoopPartition's order without vectors (codegen's lowerAtomicAdd,
+    // defaultPartition(tile, threads, 1)), guarded where the destination may cross the tensor's edge.
+    void handleAtomicAdd(const ir::Stmt& stmt, const Context& ctx) {
+        const ir::Buffer* src = stmt.src.buffer;
+        const ir::Buffer* dst = stmt.dst.buffer;
+        if (!src || !dst || src->scope != ir::MemoryScope::Shared || dst->scope != ir::MemoryScope::Global)
+            return;
+        RegionMap srcMap = makeRegionMap(stmt.src, ctx.env);
+        if (!srcMap.ok) {
+            skipped(stmt.range, "the atomic add's source is not a constant tile");
+            return;
+        }
+        const BufferAddressing& a = addressing(src);
+        if (!a.ok) {
+            skipped(stmt.range, a.failure);
+            return;
+        }
+        Context guarded = ctx;
+        if (mayCrossEdge(stmt.dst))
+            guarded.condition = (ctx.condition.empty() ? "" : ctx.condition + " and ") +
+                                "the element is inside " + dst->name + " (the tile may cross its edge)";
+        SharedAccessSite site = makeSite(&stmt, src, "ld.shared " + src->name + " atomic_add->global", {},
+                                         SharedAccessKind::Load, false, guarded);
+        ThreadTileMap map = partitionLoop(srcMap.tileShape, 1, m_threads);
+        emitMapped(site, map, srcMap, a, a.elementBytes);
     }
 
     // ---- copies ----

@@ -376,6 +376,36 @@ def main(Idx: T.Tensor((1024,), "int32"), O: T.Tensor((64, 64), "float32")):
     EXPECT_TRUE(sawLoad);
 }
 
+TEST(SampleBanks, AnAtomicAddFromASharedTileReadsItElementByElement) {
+    // The linear attentions' `T.atomic_add(O[...], o_shared)`: the code reads the shared tile one float per
+    // thread and step in PlanLoopPartition's order (32 consecutive floats a warp: one wavefront), which the
+    // hardware counted (2,097,152 wavefronts for 1,024 blocks x 16 chunks on the H100) and the model now
+    // does too; before, the atomic add was not modelled.
+    auto c = compileText(R"(
+import tilelang
+import tilelang.language as T
+
+@T.prim_func
+def main(X: T.Tensor((64, 64), "float32"), O: T.Tensor((256, 64), "float32")):
+    with T.Kernel(4, threads=128) as bx:
+        o_shared = T.alloc_shared((64, 64), "float32")
+        T.copy(X, o_shared)
+        T.atomic_add(O[bx * 64:(bx + 1) * 64, 0:64], o_shared)
+)",
+                         targetSm80());
+    ASSERT_TRUE(c->result->ok());
+    int reads = 0;
+    for (const layout::SharedAccessPlan& a : c->plan.kernels.at(0).sharedAccesses)
+        if (a.buffer && a.buffer->name == "o_shared" && !a.isStore) {
+            ++reads;
+            EXPECT_EQ(a.instruction, "LDS") << describe(a);
+            EXPECT_EQ(a.instructionsPerBlock, 128) << describe(a); // 4 warps x 32 elements a thread
+            EXPECT_EQ(a.wavefrontsPerBlock, 128) << describe(a);
+            EXPECT_TRUE(a.condition.empty()) << a.condition; // the tile lies inside O
+        }
+    EXPECT_EQ(reads, 1);
+}
+
 TEST(ConditionalBanks, AStoreOfATileThatMayCrossTheTensorsEdgeIsABound) {
     // The convolution example stores a 128x256 tile into a tensor 128 columns wide: the emitted guard skips
     // the shared loads of the out-of-range half (measured: half the static count). A tile that divides the
