@@ -167,34 +167,15 @@ std::string describeAll(const std::map<std::string, std::string>& m) {
 }
 
 TEST(SampleBanks, ARunTimeStartWhereTheSwizzleDoesNotRepeatIsCopiedElementByElement) {
-    // Column blocks of a 128B-swizzled tile picked by a loop: at multiples of 64 columns (whole swizzle
-    // atoms) and of 32 rows the layout repeats and the copies are vectors; at multiples of 32 columns the
-    // swizzle's XOR does not repeat, so the emitted code stores element by element and the model says so.
-    auto c = compileText(R"(
-import tilelang
-import tilelang.language as T
-
-@tilelang.jit
-def runtime_starts(M=256, N=256, K=256):
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float")):
-        with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
-            A_shared = T.alloc_shared((64, 128), "float16")
-            B_shared = T.alloc_shared((128, 64), "float16")
-            C_local = T.alloc_fragment((64, 64), "float")
-            T.clear(C_local)
-            for ko in T.serial(T.ceildiv(K, 128)):
-                for ja in T.serial(2):
-                    T.copy(A[by * 64, ko * 128 + ja * 64], A_shared[0:64, ja * 64:(ja + 1) * 64])
-                for jb in T.serial(4):
-                    T.copy(B[ko * 128 + jb * 32, bx * 64], B_shared[jb * 32:(jb + 1) * 32, 0:64])
-                for jc in T.serial(2):
-                    T.copy(A[by * 64, ko * 128 + jc * 32], A_shared[0:64, jc * 32:(jc + 1) * 32])
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C[by * 64, bx * 64])
-    return main
-)",
-                         targetSm80());
+    // Column blocks of a 128B-swizzled tile picked by a loop (tests/engine/codegen/programs/
+    // runtime_copy_starts.py, whose code CpAsyncCodegenTest checks): at multiples of 64 columns (whole
+    // swizzle atoms) and of 32 rows the layout repeats and the copies are vectors; at multiples of 32
+    // columns the swizzle's XOR does not repeat, so the emitted code stores element by element and the
+    // model says so.
+    std::ifstream in(std::string(TILEBENCH_TESTS_DIR) + "/engine/codegen/programs/runtime_copy_starts.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto c = compileText(text.str(), targetSm80());
     ASSERT_TRUE(c->result->ok());
     // Each copy by the start of its destination tile ("0, j * 64" ...).
     std::map<std::string, std::string> instructionOfCopy;
