@@ -343,6 +343,10 @@ ProgramProfileReport profileProgram(const CompileResult& result, gpu::RunnerClie
         ro.client = &client;
         ro.arch = out.arch;
         ro.dims = o.dims;
+        // The kernel that was timed, on the inputs it was timed with where they were made on the host.
+        ro.fills = o.fills;
+        ro.seed = o.fillSeed;
+        ro.cudaSourceOverride = o.cudaSourceOverride;
         run::GpuRunResult r = run::runOnGpu(result, ro);
         if (!r.ran) {
             out.correctness = "not checked (the check run failed at " +
