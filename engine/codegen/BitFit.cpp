@@ -47,6 +47,8 @@ void appendTerms(std::vector<std::string>& terms, const std::vector<int64_t>& co
 } // namespace
 
 bool BitFit::dependsOnThread() const {
+    if (partition)
+        return true;
     for (int64_t c : threadCoef)
         if (c != 0)
             return true;
@@ -54,7 +56,7 @@ bool BitFit::dependsOnThread() const {
 }
 
 bool BitFit::isConstant() const {
-    if (dependsOnThread())
+    if (partition || dependsOnThread())
         return false;
     for (int64_t c : regCoef)
         if (c != 0)
@@ -63,6 +65,16 @@ bool BitFit::isConstant() const {
 }
 
 std::string BitFit::toC(const std::string& threadName, const std::string& regName) const {
+    if (partition) {
+        const Partition& p = *partition;
+        std::string group = p.vector == 1 ? regName : "(" + regName + " / " + std::to_string(p.vector) + ")";
+        std::string flat = "(" + group + " * " + std::to_string(p.threads) + " + " + threadName + ")";
+        if (p.vector > 1)
+            flat = "(" + flat + " * " + std::to_string(p.vector) + " + " + regName + " % " +
+                   std::to_string(p.vector) + ")";
+        std::string text = p.stride == 1 ? flat : "(" + flat + " / " + std::to_string(p.stride) + ")";
+        return "(" + text + " % " + std::to_string(p.extent) + ")";
+    }
     std::vector<std::string> terms;
     appendTerms(terms, threadCoef, threadName, int64_t(1) << threadCoef.size());
     appendTerms(terms, regCoef, regName, int64_t(1) << regCoef.size());

@@ -4,7 +4,10 @@
 #include "engine/layout/algebra/FragmentTable.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <utility>
+#include <vector>
 
 namespace tb::codegen {
 
@@ -97,6 +100,45 @@ std::vector<int64_t> ThreadMap::point(int64_t t, int64_t r) const {
     return p;
 }
 
+namespace {
+
+// The vector of PlanLoopPartition when every slot of the map holds that partition's element (see
+// BitFit::Partition), else nullopt.
+std::optional<int64_t> partitionVector(const ThreadMap& map) {
+    for (int64_t vector : {1, 2, 4, 8, 16}) {
+        if (map.regs % vector != 0)
+            continue;
+        bool all = true;
+        for (int64_t t = 0; t < map.threads && all; ++t)
+            for (int64_t r = 0; r < map.regs && all; ++r)
+                all = map.element[size_t(t * map.regs + r)] ==
+                      ((r / vector) * map.threads + t) * vector + r % vector;
+        if (all)
+            return vector;
+    }
+    return std::nullopt;
+}
+
+// Gives the coordinates bit fields could not express their partition form, when the map is a partition.
+void fitPartition(ThreadMap& map) {
+    std::optional<int64_t> vector = partitionVector(map);
+    if (!vector)
+        return;
+    int64_t stride = 1;
+    for (size_t d = map.shape.size(); d-- > 0;) {
+        if (!map.coords[d].ok) {
+            BitFit fit;
+            fit.ok = true;
+            fit.partition = BitFit::Partition{map.threads, *vector, stride, map.shape[d]};
+            map.coords[d] = fit;
+        }
+        stride *= map.shape[d];
+    }
+    map.fitted = true;
+}
+
+} // namespace
+
 layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment) {
     auto inverse = layout::inverseFragment(fragment);
     if (!inverse)
@@ -134,6 +176,8 @@ ThreadMap buildThreadMap(const layout::Fragment& fragment, const layout::Fragmen
     }
     map.repFit = fitOverBits(values[rank], map.threads, map.regs);
     map.fitted = map.fitted && map.repFit.ok;
+    if (!map.fitted && map.replicate == 1 && map.repFit.ok)
+        fitPartition(map);
     return map;
 }
 

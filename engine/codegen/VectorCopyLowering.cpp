@@ -152,7 +152,11 @@ void KernelEmitter::emitVectorCopyLanes(VectorCopy& c) {
                  s.dst.buffer->name + " (bytes)",
              s.range);
     }
-    if (s.src.buffer->scope == MemoryScope::Global && tm.regs > c.vector) {
+    // One hoisted source pointer per thread needs each coordinate's register part to be the same in every
+    // thread (not so for a partition's division and remainder).
+    const bool separable =
+        std::all_of(tm.coords.begin(), tm.coords.end(), [](const BitFit& f) { return f.separable(); });
+    if (s.src.buffer->scope == MemoryScope::Global && tm.regs > c.vector && separable) {
         c.srcLane = unique(nameOf(s.src.buffer) + "_lane");
         line("const " + c.sourceType + "* " + c.srcLane + "; // this thread's first element of " +
                  s.src.buffer->name,

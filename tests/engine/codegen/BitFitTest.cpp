@@ -85,3 +85,25 @@ TEST(ThreadMap, DefaultPartitionCoversEveryElementOnce) {
     // Four consecutive registers hold four consecutive columns (one 16-byte vector of float).
     EXPECT_EQ(map.point(5, 1)[1], map.point(5, 0)[1] + 1);
 }
+
+TEST(ThreadMap, APartitionOfRowsOfTwentyFourVectorsIsFittedWithDivisions) {
+    // A 128 x 192 fp16 tile over 256 threads in 8-element vectors (TileLang's gqa backward): a row is 24
+    // vectors, which no sum of bit fields can express; the partition's flat order can, and the code it
+    // prints gives every slot's element (before, such copies fell back to an ownership-guarded loop).
+    layout::Fragment f = defaultPartition({128, 192}, 256, 8);
+    ThreadMap map = buildThreadMap(f).value();
+    ASSERT_TRUE(map.fitted);
+    ASSERT_TRUE(map.coords[1].partition.has_value());
+    EXPECT_FALSE(map.coords[1].separable());
+    EXPECT_EQ(map.coords[1].toC("tx", "r"), "((((r / 8) * 256 + tx) * 8 + r % 8) % 192)");
+    EXPECT_EQ(map.coords[0].toC("tx", "r"), "(((((r / 8) * 256 + tx) * 8 + r % 8) / 192) % 128)");
+    // The closed form, evaluated as the C would be, at every slot.
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t r = 0; r < map.regs; ++r) {
+            int64_t flat = ((r / 8) * 256 + t) * 8 + r % 8;
+            std::vector<int64_t> p = map.point(t, r);
+            ASSERT_EQ(p.size(), 2u);
+            EXPECT_EQ(p[0], flat / 192 % 128);
+            EXPECT_EQ(p[1], flat % 192);
+        }
+}

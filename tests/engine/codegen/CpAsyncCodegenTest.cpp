@@ -125,6 +125,27 @@ TEST(CpAsyncCodegen, RunTimeStartsVectorizeWhereTheSwizzleRepeats) {
     }
 }
 
+// Rows of 24 vectors (head dim 192 in fp16): TileLang's PlanLoopPartition deals them to threads in flat
+// order, which bit fields cannot express; the copies are 16-byte cp.async with the partition's division and
+// remainder (BitFitTest), not ownership-guarded loops over the whole tile, and the code compiles.
+TEST(CpAsyncCodegen, RowsOfTwentyFourVectorsAreCopiedAsVectors) {
+    PlannedProgram p = planSample("06_flash_attention.py", {{"dim", "192"}, {"seq_len", "256"}});
+    ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
+    const std::string cuda = cudaOf(p);
+    EXPECT_EQ(cuda.find("ownership-guarded"), std::string::npos) << cuda;
+    for (const char* copy : {"// T.copy(Q -> Q_shared): cp.async.cg 16 B, 12 per thread",
+                             "// T.copy(K -> K_shared): cp.async.cg 16 B, 12 per thread",
+                             "// T.copy(V -> V_shared): cp.async.cg 16 B, 12 per thread"})
+        EXPECT_NE(cuda.find(copy), std::string::npos) << copy << "\n" << cuda;
+    EXPECT_NE(cuda.find("% 192)"), std::string::npos) << cuda;
+    if (gpu::nvrtcVersionString().empty())
+        return;
+    std::string errors;
+    CudaKernelSource code = generateFor(p, errors);
+    ASSERT_TRUE(code.ok) << errors;
+    EXPECT_EQ(nvrtcFailures(code, "sm_80"), "");
+}
+
 TEST(CpAsyncCodegen, OnSm80TheMbarriersAreADiagnostic) {
     CompileOptions options;
     options.target = targetSm80();

@@ -187,6 +187,8 @@ std::vector<Case> portableCases() {
         {"05_rmsnorm_silu.py", {{"M", "61"}, {"C", "320"}}},
         {"06_flash_attention.py", {{"batch", "1"}, {"heads", "2"}, {"seq_len", "128"}, {"dim", "64"}}},
         {"06_flash_attention.py", {{"batch", "1"}, {"heads", "1"}, {"seq_len", "100"}, {"dim", "64"}}},
+        // Head dim 192: rows of 24 vectors, copied in PlanLoopPartition's flat order (division, remainder).
+        {"06_flash_attention.py", {{"batch", "1"}, {"heads", "2"}, {"seq_len", "200"}, {"dim", "192"}}},
         {"07_mla_decode.py", {{"seqlen_kv", "256"}}},
         {"07_mla_decode.py", {{"seqlen_kv", "200"}, {"heads", "128"}, {"batch", "2"}}},
         // The per-load ldmatrix formulas (operands at run-time offsets), in all four operand layouts.

@@ -71,9 +71,14 @@ TEST(Cumsum, PrefixSumsAlongEitherDimensionForwardAndReverseInSharedAndFragments
                 std::string errors;
                 codegen::CudaKernelSource code = generateFor(p, errors);
                 ASSERT_TRUE(code.ok) << errors;
-                // Fewer lines than threads: the partition replicates each line's serial scan over threads,
-                // and only replica 0 writes (the scan reads what it writes).
-                EXPECT_NE(code.units[0].source.find("if (rep == 0) tile"), std::string::npos)
+                // Fewer lines than threads: 8 lines (dim 1) are replicated over the threads and only replica
+                // 0 writes (the scan reads what it writes); 48 lines (dim 0) go to the first 48 threads.
+                EXPECT_NE(code.units[0].source.find(dim == 1 ? "if (rep == 0) tile" : "if (tx < 48)"),
+                          std::string::npos)
+                    << code.units[0].source;
+                // The copies in and out of the 48-wide tile (12 vectors a row) are vectors or plain loops,
+                // not ownership-guarded loops over the whole tile.
+                EXPECT_EQ(code.units[0].source.find("ownership-guarded"), std::string::npos)
                     << code.units[0].source;
                 // Scans use no architecture-specific instructions: every variant compiles for sm_80, and
                 // one per scope for sm_90a as well.
