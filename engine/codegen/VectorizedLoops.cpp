@@ -249,6 +249,8 @@ KernelEmitter::vectorizableAccesses(const Stmt& body, const ThreadMap& map,
         for (const ExprPtr& operand : e->operands)
             collect(operand, depth + 1);
     };
+    if (!ir::isPlainStoreList(body))
+        return {}; // control flow in the body: keep every access scalar
     std::vector<const Stmt*> stmts;
     if (body.kind == StmtKind::Seq) {
         for (const auto& c : body.stmts)
@@ -258,8 +260,6 @@ KernelEmitter::vectorizableAccesses(const Stmt& body, const ThreadMap& map,
         stmts.push_back(&body);
     }
     for (const Stmt* s : stmts) {
-        if (s->kind != StmtKind::Store)
-            return {}; // control flow in the body: keep every access scalar
         collect(s->value, 0);
         for (const ExprPtr& i : s->indices)
             collect(i, 0);

@@ -191,6 +191,13 @@ void bufferEffects(const Stmt& root, std::optional<MemoryScope> scope, std::set<
     });
 }
 
+bool isPlainStoreList(const Stmt& body) {
+    if (body.kind != StmtKind::Seq)
+        return body.kind == StmtKind::Store;
+    return std::all_of(body.stmts.begin(), body.stmts.end(),
+                       [](const StmtPtr& s) { return !s || s->kind == StmtKind::Store; });
+}
+
 bool containsGridSync(const Stmt& root) {
     bool found = false;
     walkStmts(root, [&](const Stmt& s, const std::vector<const Stmt*>&) {

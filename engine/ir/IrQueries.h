@@ -63,6 +63,10 @@ void sharedEffects(const Stmt& root, std::set<const Buffer*>& reads, std::set<co
 // cooperatively, with every block resident at once, and its blocks depend on each other.
 bool containsGridSync(const Stmt& root);
 
+// Whether a loop body is a plain list of stores (no if, no inner loop): the only T.Parallel body whose
+// accesses the code generator moves as vectors (codegen's vectorizableAccesses; the bank model follows it).
+bool isPlainStoreList(const Stmt& body);
+
 // The T.ws scopes that run concurrently from stmts[first]: consecutive WarpGroups statements over disjoint
 // threads whose bodies use the program's mbarriers (a producer and a consumer that order their shared
 // accesses with them). Returns how many, or 0 when fewer than two. The CUDA backend runs them without a

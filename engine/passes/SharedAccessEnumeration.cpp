@@ -421,17 +421,6 @@ void collectLoads(const ir::ExprPtr& e, std::vector<ExprAccess>& out, int depth,
         collectLoads(operand, out, depth + 1, underSelect);
 }
 
-// Whether a T.Parallel body is anything but a list of stores (an if, an inner loop): the code generator
-// then keeps every access of the body scalar (KernelEmitter::vectorizableAccesses).
-bool bodyHasControlFlow(const ir::StmtPtr& body) {
-    if (!body)
-        return false;
-    if (body->kind != ir::StmtKind::Seq)
-        return body->kind != ir::StmtKind::Store;
-    return std::any_of(body->stmts.begin(), body->stmts.end(),
-                       [](const ir::StmtPtr& s) { return s && s->kind != ir::StmtKind::Store; });
-}
-
 class Enumerator {
 public:
     Enumerator(const layout::KernelPlan& kernel, const Target& target, SharedAccessConsumer& consumer,
@@ -1314,7 +1303,8 @@ private:
         collectBody(body, accesses, inner, repeat, 0);
         if (accesses.empty())
             return;
-        const bool controlFlow = bodyHasControlFlow(body);
+        // Control flow in the body keeps every access scalar in the code (ir::isPlainStoreList).
+        const bool controlFlow = body && !ir::isPlainStoreList(*body);
         if (product(extents) > kMaxTableElements) {
             skipped(outer.range,
                     "the T.Parallel loop has more than " + std::to_string(kMaxTableElements) + " iterations");
