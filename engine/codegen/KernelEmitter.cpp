@@ -1666,14 +1666,18 @@ void KernelEmitter::emitSimtLoop(const layout::Fragment& frag, const std::vector
             return;
         }
     }
-    if (map->fitted) {
+    if (map->fitted || map->partialPartition) {
         scope.map = map;
-        comment(what + ": " + R + " element" + (map->regs == 1 ? "" : "s") + " per thread", range);
+        comment(what + ": " + R + " element" + (map->regs == 1 ? "" : "s") + " per thread" +
+                    (map->partialPartition ? " (the partition's last round is partial)" : ""),
+                range);
         bool guardT = map->threads < m_threads;
         if (guardT)
             open("if (" + m_tx + " < " + std::to_string(map->threads) + ")", range);
         line("#pragma unroll");
         open("for (int " + scope.reg + " = 0; " + scope.reg + " < " + R + "; ++" + scope.reg + ")", range);
+        if (map->partialPartition)
+            line("if (!(" + map->partialRoundGuard(m_tx, scope.reg) + ")) continue; // past the tile", range);
         size_t declarations = m_out->size();
         for (size_t d = 0; d < vars.size(); ++d)
             line("const int " + nameOf(vars[d]) + " = " + map->coords[d].toC(m_tx, scope.reg) + ";", range);

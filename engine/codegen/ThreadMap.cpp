@@ -137,7 +137,49 @@ void fitPartition(ThreadMap& map) {
     map.fitted = true;
 }
 
+// A partition whose last round leaves some slots empty: every slot holds the partition's element, or nothing
+// where that element would lie past the tile.
+void fitPartialPartition(ThreadMap& map) {
+    int64_t total = 1;
+    for (int64_t e : map.shape)
+        total *= e;
+    for (int64_t vector : {1, 2, 4, 8, 16}) {
+        if (map.regs % vector != 0)
+            continue;
+        bool all = true;
+        for (int64_t t = 0; t < map.threads && all; ++t)
+            for (int64_t r = 0; r < map.regs && all; ++r) {
+                int64_t flat = ((r / vector) * map.threads + t) * vector + r % vector;
+                all = map.element[size_t(t * map.regs + r)] == (flat < total ? flat : -1);
+            }
+        if (!all)
+            continue;
+        map.coords.clear();
+        int64_t stride = total;
+        for (int64_t extent : map.shape) {
+            stride /= extent;
+            BitFit fit;
+            fit.ok = true;
+            fit.partition = BitFit::Partition{map.threads, vector, stride, extent};
+            map.coords.push_back(fit);
+        }
+        map.partialPartition = true;
+        map.partitionElements = total;
+        map.partitionVector = vector;
+        return;
+    }
+}
+
 } // namespace
+
+std::string ThreadMap::partialRoundGuard(const std::string& threadName, const std::string& regName) const {
+    const std::string v = std::to_string(partitionVector);
+    std::string group = partitionVector == 1 ? regName : "(" + regName + " / " + v + ")";
+    std::string flat = "(" + group + " * " + std::to_string(threads) + " + " + threadName + ")";
+    if (partitionVector > 1)
+        flat = "(" + flat + " * " + v + " + " + regName + " % " + v + ")";
+    return flat + " < " + std::to_string(partitionElements);
+}
 
 layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment) {
     auto inverse = layout::inverseFragment(fragment);
@@ -156,6 +198,8 @@ ThreadMap buildThreadMap(const layout::Fragment& fragment, const layout::Fragmen
     map.rep = table.rep;
     for (int64_t e : map.element)
         map.hasHoles = map.hasHoles || e < 0;
+    if (map.hasHoles && map.replicate == 1 && map.threads >= 1 && map.regs >= 1)
+        fitPartialPartition(map);
     if (map.hasHoles || map.threads < 1 || map.regs < 1)
         return map;
     size_t rank = map.shape.size();

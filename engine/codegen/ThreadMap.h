@@ -58,6 +58,13 @@ struct ThreadMap {
     bool fitted = false; // every coordinate (and rep) has a BitFit
     std::vector<BitFit> coords;
     BitFit repFit;
+    // A PlanLoopPartition whose last round is partial (64 x 512 over 384 threads): not `fitted` (a slot may
+    // be empty), but its coordinates are partition forms and partialRoundGuard says which slots hold one.
+    bool partialPartition = false;
+    int64_t partitionElements = 0, partitionVector = 1;
+
+    // C for "slot (t, r) holds an element" of a partial partition: its flat index is inside the tile.
+    std::string partialRoundGuard(const std::string& threadName, const std::string& regName) const;
 
     // The logical point of slot (t, r); empty when unused.
     std::vector<int64_t> point(int64_t t, int64_t r) const;

@@ -56,7 +56,10 @@ const ThreadMap* KernelEmitter::vectorCopyMap(const Stmt& s, const layout::Fragm
     if (!lastNonUnit(src) || !lastNonUnit(dst) || tile.back() % V != 0)
         return nullptr;
     const ThreadMap* built = cachedThreadMap(frag);
-    if (!built || !built->fitted || built->replicate != 1 || built->regs % V != 0 ||
+    // A partition whose last round is partial works in whole vectors of its own width: a slot group is
+    // empty or full, and the loop skips the empty ones (ThreadMap::partialRoundGuard).
+    const bool partial = built && built->partialPartition && built->partitionVector == V;
+    if (!built || !(built->fitted || partial) || built->replicate != 1 || built->regs % V != 0 ||
         built->threads > m_threads)
         return nullptr;
     const ThreadMap& tm = *built;
@@ -64,6 +67,8 @@ const ThreadMap* KernelEmitter::vectorCopyMap(const Stmt& s, const layout::Fragm
     for (int64_t t = 0; t < tm.threads; ++t)
         for (int64_t g = 0; g < tm.regs; g += V) {
             std::vector<int64_t> p0 = tm.point(t, g);
+            if (p0.empty() && partial)
+                continue; // past the tile
             if (p0.empty() || p0[rank - 1] % V != 0)
                 return nullptr;
             for (int64_t e = 1; e < V; ++e) {
@@ -117,6 +122,8 @@ bool KernelEmitter::sharedSideVectorizes(const ir::Region& r, const ThreadMap& t
     for (int64_t t = 0; t < tm.threads; ++t)
         for (int64_t g = 0; g < tm.regs; g += V) {
             std::vector<int64_t> p0 = tm.point(t, g);
+            if (p0.empty())
+                continue; // past the tile of a partial partition (vectorCopyMap)
             std::vector<int64_t> q;
             for (size_t d = r.mins.size() - lr; d < r.mins.size(); ++d)
                 q.push_back(mins[d - (r.mins.size() - lr)] +
@@ -354,6 +361,8 @@ bool KernelEmitter::lowerVectorCopy(const Stmt& s, const layout::Fragment& frag,
     open("for (int " + reg + " = 0; " + reg + " < " + std::to_string(map->regs) + "; " + reg +
              " += " + std::to_string(V) + ")",
          s.range);
+    if (!map->fitted && map->partialPartition)
+        line("if (!(" + map->partialRoundGuard(m_tx, reg) + ")) continue; // past the tile", s.range);
     const size_t declarations = m_out->size();
     emitVectorCopyPointers(c);
     vectorCopyFullCondition(c);

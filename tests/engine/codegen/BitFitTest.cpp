@@ -107,3 +107,29 @@ TEST(ThreadMap, APartitionOfRowsOfTwentyFourVectorsIsFittedWithDivisions) {
             EXPECT_EQ(p[1], flat % 192);
         }
 }
+
+TEST(ThreadMap, APartitionWhoseLastRoundIsPartialSaysWhichSlotsHoldAnElement) {
+    // 64 x 512 halves over 384 threads in 8-element vectors: 4096 vectors are 10 rounds and 256 more, so
+    // threads 256..383 have one slot group fewer. The map is not `fitted` (a slot may be empty), but its
+    // coordinates are the partition's and the guard names exactly the slots that hold an element.
+    layout::Fragment f = defaultPartition({64, 512}, 384, 8);
+    ThreadMap map = buildThreadMap(f).value();
+    EXPECT_FALSE(map.fitted);
+    ASSERT_TRUE(map.partialPartition);
+    EXPECT_EQ(map.partitionVector, 8);
+    EXPECT_EQ(map.regs, 88);
+    EXPECT_EQ(map.partialRoundGuard("tx", "r"), "(((r / 8) * 384 + tx) * 8 + r % 8) < 32768");
+    int64_t held = 0;
+    for (int64_t t = 0; t < map.threads; ++t)
+        for (int64_t r = 0; r < map.regs; ++r) {
+            int64_t flat = ((r / 8) * 384 + t) * 8 + r % 8;
+            std::vector<int64_t> p = map.point(t, r);
+            ASSERT_EQ(!p.empty(), flat < 32768) << t << " " << r;
+            if (p.empty())
+                continue;
+            ++held;
+            EXPECT_EQ(p[0], flat / 512 % 64);
+            EXPECT_EQ(p[1], flat % 512);
+        }
+    EXPECT_EQ(held, 64 * 512);
+}

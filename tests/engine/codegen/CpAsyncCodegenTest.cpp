@@ -146,6 +146,30 @@ TEST(CpAsyncCodegen, RowsOfTwentyFourVectorsAreCopiedAsVectors) {
     EXPECT_EQ(nvrtcFailures(code, "sm_80"), "");
 }
 
+// Tiles whose vectors leave the last round of threads partial (tests/engine/codegen/programs/
+// partial_partition.py, 384 threads): the copies are 16-byte cp.async and the loops skip the slots past the
+// tile, where they used to loop over the whole tile in every thread; the code compiles on both backends.
+TEST(CpAsyncCodegen, APartialLastRoundKeepsVectorsAndSkipsEmptySlots) {
+    for (Backend backend : {Backend::Portable, Backend::Hopper}) {
+        SCOPED_TRACE(backend == Backend::Hopper ? "hopper" : "portable");
+        PlannedProgram p = planTestProgram("partial_partition.py", {}, backend);
+        ASSERT_TRUE(p.ok()) << p.result->formattedDiagnostics();
+        const std::string cuda = cudaOf(p);
+        EXPECT_EQ(cuda.find("ownership-guarded"), std::string::npos) << cuda;
+        EXPECT_NE(cuda.find("// T.copy(A -> tile): cp.async.cg 16 B, 11 per thread"), std::string::npos)
+            << cuda;
+        EXPECT_NE(cuda.find("if (!((((r / 8) * 384 + tx) * 8 + r % 8) < 32768)) continue; // past the tile"),
+                  std::string::npos)
+            << cuda;
+        if (gpu::nvrtcVersionString().empty())
+            continue;
+        std::string errors;
+        CudaKernelSource code = generateFor(p, errors);
+        ASSERT_TRUE(code.ok) << errors;
+        EXPECT_EQ(nvrtcFailures(code, "sm_90a"), "");
+    }
+}
+
 TEST(CpAsyncCodegen, OnSm80TheMbarriersAreADiagnostic) {
     CompileOptions options;
     options.target = targetSm80();
