@@ -64,14 +64,18 @@ bool BitFit::isConstant() const {
     return true;
 }
 
+std::string BitFit::Partition::flatC(int64_t threads, int64_t vector, const std::string& threadName,
+                                     const std::string& regName) {
+    const std::string v = std::to_string(vector);
+    std::string group = vector == 1 ? regName : "(" + regName + " / " + v + ")";
+    std::string flat = "(" + group + " * " + std::to_string(threads) + " + " + threadName + ")";
+    return vector == 1 ? flat : "(" + flat + " * " + v + " + " + regName + " % " + v + ")";
+}
+
 std::string BitFit::toC(const std::string& threadName, const std::string& regName) const {
     if (partition) {
         const Partition& p = *partition;
-        std::string group = p.vector == 1 ? regName : "(" + regName + " / " + std::to_string(p.vector) + ")";
-        std::string flat = "(" + group + " * " + std::to_string(p.threads) + " + " + threadName + ")";
-        if (p.vector > 1)
-            flat = "(" + flat + " * " + std::to_string(p.vector) + " + " + regName + " % " +
-                   std::to_string(p.vector) + ")";
+        std::string flat = Partition::flatC(p.threads, p.vector, threadName, regName);
         std::string text = p.stride == 1 ? flat : "(" + flat + " / " + std::to_string(p.stride) + ")";
         return "(" + text + " % " + std::to_string(p.extent) + ")";
     }

@@ -23,6 +23,9 @@ struct BitFit {
     // r % vector, whose coordinate is (flat / stride) % extent.
     struct Partition {
         int64_t threads = 1, vector = 1, stride = 1, extent = 1;
+        // C for the flat element index of slot (t, r).
+        static std::string flatC(int64_t threads, int64_t vector, const std::string& threadName,
+                                 const std::string& regName);
     };
 
     bool ok = false;

@@ -102,47 +102,9 @@ std::vector<int64_t> ThreadMap::point(int64_t t, int64_t r) const {
 
 namespace {
 
-// The vector of PlanLoopPartition when every slot of the map holds that partition's element (see
-// BitFit::Partition), else nullopt.
-std::optional<int64_t> partitionVector(const ThreadMap& map) {
-    for (int64_t vector : {1, 2, 4, 8, 16}) {
-        if (map.regs % vector != 0)
-            continue;
-        bool all = true;
-        for (int64_t t = 0; t < map.threads && all; ++t)
-            for (int64_t r = 0; r < map.regs && all; ++r)
-                all = map.element[size_t(t * map.regs + r)] ==
-                      ((r / vector) * map.threads + t) * vector + r % vector;
-        if (all)
-            return vector;
-    }
-    return std::nullopt;
-}
-
-// Gives the coordinates bit fields could not express their partition form, when the map is a partition.
-void fitPartition(ThreadMap& map) {
-    std::optional<int64_t> vector = partitionVector(map);
-    if (!vector)
-        return;
-    int64_t stride = 1;
-    for (size_t d = map.shape.size(); d-- > 0;) {
-        if (!map.coords[d].ok) {
-            BitFit fit;
-            fit.ok = true;
-            fit.partition = BitFit::Partition{map.threads, *vector, stride, map.shape[d]};
-            map.coords[d] = fit;
-        }
-        stride *= map.shape[d];
-    }
-    map.fitted = true;
-}
-
-// A partition whose last round leaves some slots empty: every slot holds the partition's element, or nothing
-// where that element would lie past the tile.
-void fitPartialPartition(ThreadMap& map) {
-    int64_t total = 1;
-    for (int64_t e : map.shape)
-        total *= e;
+// The vector of the PlanLoopPartition whose element every slot of the map holds (see BitFit::Partition); with
+// `partialRound`, slots past the tile are empty. nullopt when the map is no such partition.
+std::optional<int64_t> partitionVector(const ThreadMap& map, int64_t total, bool partialRound) {
     for (int64_t vector : {1, 2, 4, 8, 16}) {
         if (map.regs % vector != 0)
             continue;
@@ -150,35 +112,64 @@ void fitPartialPartition(ThreadMap& map) {
         for (int64_t t = 0; t < map.threads && all; ++t)
             for (int64_t r = 0; r < map.regs && all; ++r) {
                 int64_t flat = ((r / vector) * map.threads + t) * vector + r % vector;
-                all = map.element[size_t(t * map.regs + r)] == (flat < total ? flat : -1);
+                int64_t held = partialRound && flat >= total ? -1 : flat;
+                all = map.element[size_t(t * map.regs + r)] == held;
             }
-        if (!all)
-            continue;
-        map.coords.clear();
-        int64_t stride = total;
-        for (int64_t extent : map.shape) {
-            stride /= extent;
-            BitFit fit;
-            fit.ok = true;
-            fit.partition = BitFit::Partition{map.threads, vector, stride, extent};
-            map.coords.push_back(fit);
-        }
-        map.partialPartition = true;
-        map.partitionElements = total;
-        map.partitionVector = vector;
-        return;
+        if (all)
+            return vector;
     }
+    return std::nullopt;
+}
+
+int64_t elementCount(const std::vector<int64_t>& shape) {
+    int64_t total = 1;
+    for (int64_t e : shape)
+        total *= e;
+    return total;
+}
+
+// The partition form of coordinate d (BitFit::Partition).
+BitFit partitionCoordinate(const ThreadMap& map, int64_t vector, size_t d) {
+    int64_t stride = 1;
+    for (size_t k = d + 1; k < map.shape.size(); ++k)
+        stride *= map.shape[k];
+    BitFit fit;
+    fit.ok = true;
+    fit.partition = BitFit::Partition{map.threads, vector, stride, map.shape[d]};
+    return fit;
+}
+
+// Gives the coordinates bit fields could not express their partition form, when the map is a partition.
+void fitPartition(ThreadMap& map) {
+    std::optional<int64_t> vector = partitionVector(map, elementCount(map.shape), /*partialRound=*/false);
+    if (!vector)
+        return;
+    for (size_t d = 0; d < map.shape.size(); ++d)
+        if (!map.coords[d].ok)
+            map.coords[d] = partitionCoordinate(map, *vector, d);
+    map.fitted = true;
+}
+
+// A partition whose last round leaves some slots empty: every coordinate in its partition form, and the
+// guard of the slots that hold an element (partialRoundGuard).
+void fitPartialPartition(ThreadMap& map) {
+    const int64_t total = elementCount(map.shape);
+    std::optional<int64_t> vector = partitionVector(map, total, /*partialRound=*/true);
+    if (!vector)
+        return;
+    map.coords.clear();
+    for (size_t d = 0; d < map.shape.size(); ++d)
+        map.coords.push_back(partitionCoordinate(map, *vector, d));
+    map.partialPartition = true;
+    map.partitionElements = total;
+    map.partitionVector = *vector;
 }
 
 } // namespace
 
 std::string ThreadMap::partialRoundGuard(const std::string& threadName, const std::string& regName) const {
-    const std::string v = std::to_string(partitionVector);
-    std::string group = partitionVector == 1 ? regName : "(" + regName + " / " + v + ")";
-    std::string flat = "(" + group + " * " + std::to_string(threads) + " + " + threadName + ")";
-    if (partitionVector > 1)
-        flat = "(" + flat + " * " + v + " + " + regName + " % " + v + ")";
-    return flat + " < " + std::to_string(partitionElements);
+    return BitFit::Partition::flatC(threads, partitionVector, threadName, regName) + " < " +
+           std::to_string(partitionElements);
 }
 
 layout::LayoutResult<ThreadMap> buildThreadMap(const layout::Fragment& fragment) {
