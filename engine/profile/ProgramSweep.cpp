@@ -67,7 +67,7 @@ void runVariant(const std::string& fileName, const std::string& text, const Swee
         if (!makeFilledInputs(*result, options.timing, hostParams, v.diagnostics)) {
             v.status = VariantStatus::RunFailed;
             v.message = firstErrorMessage(v.diagnostics);
-            v.formattedDiagnostics = result->formattedDiagnostics();
+            v.formattedDiagnostics = formatDiagnostics(result->sources, v.diagnostics);
             return;
         }
         lo.hostParams = &hostParams;

@@ -239,6 +239,11 @@ TEST(ProfileCli, BenchTileProgramWithFilledInputs) {
     EXPECT_NE(unknown.exitCode, 0) << unknown.output;
     EXPECT_NE(unknown.output.find("no_such_input"), std::string::npos) << unknown.output;
 
+    // A sweep makes each variant's inputs; a fill of no input is every row's diagnostic.
+    test::CommandResult sweep = test::runCommand(tilec(
+        "sweep " + program + dims + " -p block_M=64,128 --fill no_such_input=arange --fake --no-ceilings"));
+    EXPECT_NE(sweep.output.find("[fill-unknown-input]"), std::string::npos) << sweep.output;
+
     test::CommandResult malformed =
         test::runCommand(tilec("bench " + program + " --fill cu_seqlens_q=sorted --fake --no-ceilings"));
     EXPECT_EQ(malformed.exitCode, 2) << malformed.output;
