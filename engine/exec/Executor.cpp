@@ -188,17 +188,29 @@ public:
             HostTensor& tensor = params[i];
             std::vector<int64_t> shape = evalShape(buffer, buffer->range);
             if (shape != tensor.shape || tensor.dtype != buffer->dtype ||
+                tensor.data.dtype() != tensor.dtype ||
                 static_cast<int64_t>(tensor.data.size()) != tensor.elementCount())
                 fail("execution-param-mismatch", buffer->range,
                      "parameter '" + buffer->name + "' is " + ir::dtypeName(buffer->dtype) + "[" +
                          joinInts(shape) + "] but the tensor given is " + ir::dtypeName(tensor.dtype) + "[" +
                          joinInts(tensor.shape) + "] with " + std::to_string(tensor.data.size()) + " values",
                      "allocate the tensor with the parameter's dtype and shape");
+            // The interpreter works on doubles: a copy of the tensor's values, written back by
+            // writeBackParams.
             BufferSlot& slot = slotOf(buffer);
-            slot.data = tensor.data.data();
+            slot.owned = tensor.data.values();
+            slot.data = slot.owned.data();
             setShape(slot, shape);
             slot.bound = true;
+            m_boundParams.emplace_back(&slot, &tensor);
         }
+    }
+
+    // Stores what the run wrote into the parameters (every value is already rounded to its dtype).
+    void writeBackParams() {
+        for (auto& [slot, tensor] : m_boundParams)
+            tensor->data = slot->owned;
+        m_boundParams.clear();
     }
 
     // T.alloc_global workspaces: zero-filled once per run of the function, shared by all its kernels.
@@ -1791,6 +1803,7 @@ private:
     std::vector<int64_t> m_varValues;
     std::vector<char> m_varBound;
     std::deque<BufferSlot> m_slots; // a deque: growing it keeps slot references valid
+    std::vector<std::pair<BufferSlot*, HostTensor*>> m_boundParams;
     std::vector<int64_t> m_blockIndex{0, 0, 0};
     bool m_inKernel = false;
     bool m_inPhases = false;                // running a kernel with a grid barrier
@@ -1866,6 +1879,7 @@ bool executePrimFunc(const ir::Module& module, const ir::PrimFunc& func, std::ve
     } catch (const StopExecution&) {
         ok = false;
     }
+    interpreter.writeBackParams(); // what a failed run wrote too, as on the GPU
     if (log)
         log->steps = interpreter.steps();
     return ok;

@@ -7,6 +7,7 @@
 #include "engine/exec/FloatFormats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -119,6 +120,16 @@ double largestBelowOne(ir::DType type) {
     if (auto format = floatFormatOf(type))
         return 1.0 - std::ldexp(1.0, -(format->mantissaBits + 1));
     return 0;
+}
+
+uint16_t bfloat16Bits(double value) {
+    if (std::isnan(value))
+        return std::signbit(value) ? 0xffc0 : 0x7fc0;
+    return uint16_t(std::bit_cast<uint32_t>(static_cast<float>(roundToBFloat16(value))) >> 16);
+}
+
+double bfloat16Value(uint16_t bits) {
+    return std::bit_cast<float>(uint32_t(bits) << 16);
 }
 
 uint8_t float8Bits(double value, ir::DType type) {

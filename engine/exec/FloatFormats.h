@@ -11,7 +11,9 @@
 
 #include "engine/ir/DType.h"
 
+#include <bit>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace tb {
@@ -36,6 +38,13 @@ double roundToBFloat16(double value);
 double roundToFloat8E4M3(double value);
 double roundToFloat8E5M2(double value);
 
+// The bits of a float16 or bfloat16 value (the value is rounded to the format first; NaN gives a quiet NaN
+// of its sign) and back: the encodings the GPU stores.
+inline uint16_t float16Bits(double value);
+inline double float16Value(uint16_t bits);
+uint16_t bfloat16Bits(double value);
+double bfloat16Value(uint16_t bits);
+
 // The byte of a float8 value (e4m3fn or e5m2; the value is rounded to the format first) and back: the
 // encodings the GPU stores (e4m3fn: bias 7, NaN 0x7F; e5m2: bias 15, inf 0x7C, NaN 0x7E).
 uint8_t float8Bits(double value, ir::DType type);
@@ -43,5 +52,50 @@ double float8Value(uint8_t bits, ir::DType type);
 
 // The largest value below 1.0 that the dtype represents (1 - 2^-(mantissa+1)); 0 for integers and bool.
 double largestBelowOne(ir::DType type);
+
+// Inline: fills, tensor reads and writes and comparisons convert hundreds of millions of halves.
+inline uint16_t float16Bits(double value) {
+    // Straight from the double's bits, rounding the dropped mantissa bits to nearest even (fills and
+    // tensor writes encode hundreds of millions of halves).
+    const uint64_t bits = std::bit_cast<uint64_t>(value);
+    const uint16_t sign = uint16_t((bits >> 48) & 0x8000);
+    const uint64_t magnitude = bits & 0x7fffffffffffffffull;
+    if (magnitude >= 0x7ff0000000000000ull) // inf or NaN
+        return sign | (magnitude == 0x7ff0000000000000ull ? 0x7c00 : 0x7e00);
+    const int exponent = int(magnitude >> 52) - 1023;
+    if (exponent > 15)
+        return sign | 0x7c00;
+    if (exponent < -25) // below half the smallest subnormal: +-0
+        return sign;
+    const uint64_t mantissa = (magnitude & ((1ull << 52) - 1)) | (1ull << 52);
+    // Units of the result's last place: 2^(exponent - 10) for a normal half, 2^-24 below the normal range.
+    const int shift = exponent >= -14 ? 42 : 28 - exponent;
+    const uint64_t rest = mantissa & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
+    // Without a branch: on random data the rounding direction is a coin toss.
+    const uint64_t kept =
+        (mantissa >> shift) + uint64_t(rest > halfway || (rest == halfway && (mantissa >> shift & 1)));
+    // A normal half is (biased exponent << 10) + mantissa; a rounding carry moves into the exponent, and
+    // past the largest finite value lands exactly on infinity (0x7c00). A subnormal is `kept` itself (a
+    // carry to 1024 is the smallest normal).
+    const uint64_t field = exponent >= -14 ? (uint64_t(exponent + 15) << 10) + (kept - 1024) : kept;
+    return uint16_t(sign | field);
+}
+
+// A normal half is built from its bits (sign, rebiased exponent, mantissa shifted up), not with ldexp:
+// downloads and tensor reads convert millions of them.
+inline double float16Value(uint16_t bits) {
+    const bool negative = (bits & 0x8000) != 0;
+    const int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
+    if (exponent == 0) {
+        const double v = double(mantissa) * 0x1p-24;
+        return negative ? -v : v;
+    }
+    if (exponent == 31)
+        return mantissa   ? std::numeric_limits<double>::quiet_NaN()
+               : negative ? -std::numeric_limits<double>::infinity()
+                          : std::numeric_limits<double>::infinity();
+    return std::bit_cast<double>((uint64_t(negative) << 63) | (uint64_t(exponent - 15 + 1023) << 52) |
+                                 (uint64_t(mantissa) << 42));
+}
 
 } // namespace tb

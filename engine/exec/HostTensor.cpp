@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -17,7 +18,7 @@ namespace tb {
 HostTensor::HostTensor(std::string name, ir::DType dtype, std::vector<int64_t> shape)
     : name(std::move(name)), dtype(dtype), shape(std::move(shape)) {
     int64_t count = elementCount();
-    data.assign(static_cast<size_t>(count > 0 ? count : 0), 0.0);
+    data = TensorStorage(dtype, static_cast<size_t>(count > 0 ? count : 0));
 }
 
 int64_t HostTensor::elementCount() const {
@@ -212,24 +213,34 @@ void fillRandom(HostTensor& tensor, uint64_t seed) {
     tensor.data.resize(static_cast<size_t>(count > 0 ? count : 0));
     const bool isFloatType = ir::isFloat(tensor.dtype);
     const double belowOne = largestBelowOne(tensor.dtype);
+    // A draw at or above the midpoint between belowOne and 1.0 would round to 1.0 (the tie goes to 1.0,
+    // whose mantissa is even): it becomes belowOne instead, so every value stays in [-1, 1).
+    const double roundsToOne = tensor.dtype == ir::DType::Float64 ? 1.0 : (1.0 + belowOne) / 2;
     // SplitMix64's state only advances by its constant, so element i's draw is computable on its own:
-    // large tensors are filled by several threads with exactly the sequential values.
+    // large tensors are filled by several threads with exactly the sequential values. Values are made a
+    // chunk at a time and written with TensorStorage::write (one dtype dispatch per chunk).
     auto fill = [&](int64_t begin, int64_t end) {
         uint64_t s = state + static_cast<uint64_t>(begin) * 0x9E3779B97F4A7C15ull;
-        for (int64_t i = begin; i < end; ++i) {
-            uint64_t bits = splitMix64(s);
-            double& element = tensor.data[static_cast<size_t>(i)];
-            if (isFloatType) {
-                double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
-                double value = roundToDType(2.0 * unit - 1.0, tensor.dtype);
-                element = value >= 1.0 ? belowOne : value;
-            } else if (tensor.dtype == ir::DType::Bool) {
-                element = static_cast<double>(bits >> 63);
-            } else if (ir::isUnsignedInt(tensor.dtype)) {
-                element = static_cast<double>(bits >> 61); // [0, 8)
-            } else {
-                element = static_cast<double>(static_cast<int64_t>(bits >> 60) - 8); // [-8, 8)
+        constexpr int64_t kChunk = 4096;
+        double chunk[kChunk];
+        for (int64_t start = begin; start < end; start += kChunk) {
+            const int64_t n = std::min(kChunk, end - start);
+            for (int64_t k = 0; k < n; ++k) {
+                const uint64_t bits = splitMix64(s);
+                double& element = chunk[k];
+                if (isFloatType) {
+                    const double value = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0; // [-1, 1)
+                    element = value >= roundsToOne ? belowOne : value;
+                } else if (tensor.dtype == ir::DType::Bool) {
+                    element = static_cast<double>(bits >> 63);
+                } else if (ir::isUnsignedInt(tensor.dtype)) {
+                    element = static_cast<double>(bits >> 61); // [0, 8)
+                } else {
+                    element = static_cast<double>(static_cast<int64_t>(bits >> 60) - 8); // [-8, 8)
+                }
             }
+            tensor.data.write(static_cast<size_t>(start),
+                              std::span<const double>(chunk, static_cast<size_t>(n)));
         }
     };
     const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), 16);
@@ -252,9 +263,18 @@ ComparisonResult compareRange(const HostTensor& actual, const HostTensor& expect
     ComparisonResult result;
     const double inf = std::numeric_limits<double>::infinity();
     firstMismatch = SIZE_MAX;
+    // Decoded a chunk at a time (TensorStorage::read), not element by element.
+    constexpr size_t kChunk = 4096;
+    double actualChunk[kChunk], expectedChunk[kChunk];
     for (size_t i = begin; i < end; ++i) {
-        double a = actual.data[i];
-        double e = expected.data[i];
+        const size_t k = (i - begin) % kChunk;
+        if (k == 0) {
+            const size_t n = std::min(kChunk, end - i);
+            actual.data.read(i, std::span(actualChunk, n));
+            expected.data.read(i, std::span(expectedChunk, n));
+        }
+        double a = actualChunk[k];
+        double e = expectedChunk[k];
         bool match = false;
         if (std::isnan(a) || std::isnan(e)) {
             match = std::isnan(a) && std::isnan(e);

@@ -1,8 +1,9 @@
-// A tensor in host memory for the CPU reference executor and the naive references. Values are stored as
-// doubles that are always exactly representable in the tensor's dtype (every store rounds), which keeps
-// the executor simple and its rounding explicit.
+// A tensor in host memory for the CPU reference executor and the naive references. Its elements are stored
+// at the dtype's width, as the GPU stores them (TensorStorage), and read and written as doubles: every
+// value read is exactly representable in the dtype, every store rounds.
 #pragma once
 
+#include "engine/exec/TensorStorage.h"
 #include "engine/ir/DType.h"
 
 #include <cstdint>
@@ -13,9 +14,9 @@ namespace tb {
 
 struct HostTensor {
     std::string name;
-    ir::DType dtype = ir::DType::Float32;
+    ir::DType dtype = ir::DType::Float32; // the dtype `data` was made with
     std::vector<int64_t> shape;
-    std::vector<double> data; // row-major
+    TensorStorage data{ir::DType::Float32}; // row-major
 
     HostTensor() = default;
     HostTensor(std::string name, ir::DType dtype, std::vector<int64_t> shape);
@@ -23,8 +24,8 @@ struct HostTensor {
     int64_t elementCount() const;
     // Row-major linear offset of a multi-index (no bounds check).
     int64_t offset(const std::vector<int64_t>& index) const;
-    double& at(const std::vector<int64_t>& index) { return data[offset(index)]; }
-    double at(const std::vector<int64_t>& index) const { return data[offset(index)]; }
+    TensorStorage::ElementRef at(const std::vector<int64_t>& index) { return data[size_t(offset(index))]; }
+    double at(const std::vector<int64_t>& index) const { return data[size_t(offset(index))]; }
 };
 
 // Rounds a value to what the dtype can hold: IEEE round-to-nearest-even for float16/bfloat16/float32/fp8

@@ -126,10 +126,10 @@ bool applyInputFill(HostTensor& tensor, const InputFill& fill, uint64_t seed,
         return true;
     case InputFillKind::Arange:
         for (int64_t i = 0; i < tensor.elementCount(); ++i)
-            tensor.data[size_t(i)] = roundToDType(double(i), tensor.dtype);
+            tensor.data[size_t(i)] = double(i);
         return true;
     case InputFillKind::Constant:
-        std::fill(tensor.data.begin(), tensor.data.end(), roundToDType(fill.constant, tensor.dtype));
+        tensor.data.assign(tensor.data.size(), fill.constant);
         return true;
     case InputFillKind::Integers:
     case InputFillKind::Sorted:

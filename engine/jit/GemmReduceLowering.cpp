@@ -187,8 +187,7 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     bool fuse = exactFloatProducts(g.ta, g.tb);
     // An operand element as a float (exact: float operands of this gemm are float32-exact).
     auto loadFloat = [&](const GemmMatrix& matrix, Value* ptr) -> Value* {
-        Value* v = m_b.CreateLoad(matrix.element, ptr);
-        return matrix.element == m_f32 ? v : m_b.CreateFPTrunc(v, m_f32);
+        return m_b.CreateFPTrunc(loadStored(matrix.buffer, ptr), m_f32); // folds away for float storage
     };
     // A float32 sum into C (rounded to C's dtype).
     auto storeSum = [&](Value* sum, Value* ptr) {

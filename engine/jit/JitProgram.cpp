@@ -27,7 +27,7 @@ namespace tb::jit {
 
 namespace {
 
-using KernelFn = void (*)(double**, int64_t, int64_t, JitError*);
+using KernelFn = void (*)(void**, int64_t, int64_t, JitError*);
 
 struct CompiledKernel {
     KernelFn fn = nullptr;
@@ -115,20 +115,21 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
         return false;
     }
     // The globals, then the block state of the kernel with grid barriers that is running (KernelPhase).
-    std::vector<double*> pointers(lowering.globals.size() + 1, nullptr);
+    // Globals are read and written in place at their dtype's width (TensorStorage).
+    std::vector<void*> pointers(lowering.globals.size() + 1, nullptr);
     std::vector<double> blockStates;
-    std::vector<std::vector<double>> workspaces; // T.alloc_global: zero-filled once per execution
+    std::vector<TensorStorage> workspaces; // T.alloc_global: zero-filled once per execution
     for (size_t i = 0; i < lowering.globals.size(); ++i) {
         const ir::Buffer* buffer = lowering.globals[i];
         const BufferShape& shape = globalShapes[i];
         if (buffer->paramIndex < 0) {
-            workspaces.emplace_back(static_cast<size_t>(std::max<int64_t>(shape.count, 1)), 0.0);
-            pointers[i] = workspaces.back().data();
+            workspaces.emplace_back(buffer->dtype, static_cast<size_t>(std::max<int64_t>(shape.count, 1)));
+            pointers[i] = workspaces.back().bytes();
             continue;
         }
         HostTensor& tensor = params[static_cast<size_t>(buffer->paramIndex)];
         if (tensor.shape != shape.shape || tensor.dtype != buffer->dtype ||
-            static_cast<int64_t>(tensor.data.size()) != shape.count) {
+            tensor.data.dtype() != tensor.dtype || static_cast<int64_t>(tensor.data.size()) != shape.count) {
             diags.error("execution-param-mismatch", buffer->range,
                         "parameter '" + buffer->name + "' is " + ir::dtypeName(buffer->dtype) + "[" +
                             joinInts(shape.shape) + "] but the tensor given is " +
@@ -138,7 +139,7 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
             return false;
         }
         static double empty = 0;
-        pointers[i] = tensor.data.empty() ? &empty : tensor.data.data();
+        pointers[i] = tensor.data.empty() ? static_cast<void*>(&empty) : tensor.data.bytes();
     }
     for (const CompiledKernel& kernel : kernels) {
         if (kernel.phaseCount > 1 && kernel.phase == 0) {

@@ -2,6 +2,7 @@
 // intrinsic (Executor.cpp's evalCall), so both backends call the same libm entry with the same argument.
 #include "engine/jit/JitRuntime.h"
 
+#include "engine/exec/FloatFormats.h"
 #include "engine/exec/HostTensor.h"
 
 #include <cmath>
@@ -43,6 +44,11 @@ double tbjit_pow(double x, double y) {
 int64_t tbjit_storedToInteger(double x) {
     return tb::storedToInteger(x);
 }
+// The byte a global float8 tensor stores for a value (already rounded to the format): `e4m3` nonzero for
+// float8_e4m3, else float8_e5m2.
+int64_t tbjit_float8Bits(double x, int64_t e4m3) {
+    return tb::float8Bits(x, e4m3 ? tb::ir::DType::Float8E4M3 : tb::ir::DType::Float8E5M2);
+}
 
 // Integer power as the interpreter computes it (before wrapping to the dtype).
 int64_t tbjit_ipow(int64_t a, int64_t b) {
@@ -76,6 +82,7 @@ std::vector<std::pair<std::string, void*>> runtimeSymbols() {
         {"tbjit_pow", reinterpret_cast<void*>(&tbjit_pow)},
         {"tbjit_storedToInteger", reinterpret_cast<void*>(&tbjit_storedToInteger)},
         {"tbjit_ipow", reinterpret_cast<void*>(&tbjit_ipow)},
+        {"tbjit_float8Bits", reinterpret_cast<void*>(&tbjit_float8Bits)},
     };
 }
 

@@ -3,6 +3,7 @@
 // iterations in order, as in the interpreter), conditionals, element stores, bounds checks and the
 // failure exits that report an ErrorSite.
 #include "engine/exec/Executor.h"
+#include "engine/exec/FloatFormats.h"
 #include "engine/exec/HostTensor.h"
 #include "engine/ir/IrQueries.h"
 #include "engine/jit/Lowering.h"
@@ -156,6 +157,15 @@ Value* Lowerer::elementPointer(const ir::Buffer* buffer, const std::vector<ExprP
 }
 
 llvm::Type* Lowerer::storageType(const ir::Buffer* buffer) const {
+    if (buffer->scope == ir::MemoryScope::Global) // TensorStorage's encoding: the dtype's own width
+        switch (buffer->dtype) {
+        case DType::Float64:
+            return m_f64;
+        case DType::Float32:
+            return m_f32;
+        default:
+            return llvm::Type::getIntNTy(m_context, static_cast<unsigned>(ir::dtypeBytes(buffer->dtype) * 8));
+        }
     size_t id = static_cast<size_t>(buffer->id);
     return id < m_floatStored.size() && m_floatStored[id] ? m_f32 : m_f64;
 }
@@ -167,13 +177,116 @@ Value* Lowerer::elementAt(const ir::Buffer* buffer, Value* base, Value* offset) 
 Value* Lowerer::loadStored(const ir::Buffer* buffer, Value* ptr) {
     llvm::Type* type = storageType(buffer);
     Value* value = m_b.CreateLoad(type, ptr);
-    return type == m_f64 ? value : m_b.CreateFPExt(value, m_f64);
+    if (type == m_f64)
+        return value;
+    if (type == m_f32)
+        return m_b.CreateFPExt(value, m_f64);
+    switch (buffer->dtype) { // a global tensor's encoded element
+    case DType::Float16:
+        return halfToDouble(value);
+    case DType::BFloat16: // the upper half of a float
+        return m_b.CreateFPExt(
+            m_b.CreateBitCast(m_b.CreateShl(m_b.CreateZExt(value, m_b.getInt32Ty()), 16), m_f32), m_f64);
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+        return m_b.CreateLoad(
+            m_f64, m_b.CreateInBoundsGEP(m_f64, float8Table(buffer->dtype), m_b.CreateZExt(value, m_i64)));
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64:
+        return m_b.CreateSIToFP(value, m_f64);
+    default: // bool and unsigned integers
+        return m_b.CreateUIToFP(value, m_f64);
+    }
 }
 
 void Lowerer::storeStored(const ir::Buffer* buffer, Value* stored, Value* ptr) {
-    // Exact: a stored value is already rounded to the buffer's dtype, which float32 holds.
+    // Exact: a stored value is already rounded to the buffer's dtype, which its storage type holds.
     llvm::Type* type = storageType(buffer);
-    m_b.CreateStore(type == m_f64 ? stored : m_b.CreateFPTrunc(stored, m_f32), ptr);
+    Value* encoded = nullptr;
+    if (type == m_f64)
+        encoded = stored;
+    else if (type == m_f32)
+        encoded = m_b.CreateFPTrunc(stored, m_f32);
+    else
+        switch (buffer->dtype) {
+        case DType::Float16:
+            encoded = doubleToHalf(stored);
+            break;
+        case DType::BFloat16:
+            encoded = m_b.CreateTrunc(
+                m_b.CreateLShr(m_b.CreateBitCast(m_b.CreateFPTrunc(stored, m_f32), m_b.getInt32Ty()), 16),
+                type);
+            break;
+        case DType::Float8E4M3:
+        case DType::Float8E5M2:
+            encoded = m_b.CreateTrunc(
+                callRuntime("tbjit_float8Bits", m_i64, {stored, i64(buffer->dtype == DType::Float8E4M3)}),
+                type);
+            break;
+        case DType::Int64:
+        case DType::UInt64: // may not fit a signed conversion: the interpreter's own rule
+            encoded = storedToInteger(stored);
+            break;
+        default: // a wrapped integer of at most 32 bits, or 0/1: exact in a signed conversion
+            encoded = m_b.CreateTrunc(m_b.CreateFPToSI(stored, m_i64), type);
+        }
+    m_b.CreateStore(encoded, ptr);
+}
+
+Value* Lowerer::halfToDouble(Value* bits) {
+    // The double's fields from the half's: sign, exponent rebiased 15 -> 1023 (31, inf/NaN, -> 2047),
+    // mantissa shifted up by 42; a subnormal half (exponent 0) is its mantissa times 2^-24.
+    Value* h = m_b.CreateZExt(bits, m_i64);
+    Value* sign = m_b.CreateShl(m_b.CreateAnd(h, i64(0x8000)), 48);
+    Value* exponent = m_b.CreateAnd(m_b.CreateLShr(h, 10), i64(31));
+    Value* mantissa = m_b.CreateAnd(h, i64(1023));
+    Value* rebiased = m_b.CreateSelect(m_b.CreateICmpEQ(exponent, i64(31)), i64(2047),
+                                       m_b.CreateAdd(exponent, i64(1023 - 15)));
+    Value* normal =
+        m_b.CreateOr(sign, m_b.CreateOr(m_b.CreateShl(rebiased, 52), m_b.CreateShl(mantissa, 42)));
+    Value* magnitude = m_b.CreateFMul(m_b.CreateUIToFP(mantissa, m_f64), f64(0x1p-24));
+    Value* subnormal = m_b.CreateOr(sign, m_b.CreateBitCast(magnitude, m_i64));
+    Value* result = m_b.CreateSelect(m_b.CreateICmpEQ(exponent, i64(0)), subnormal, normal);
+    return m_b.CreateBitCast(result, m_f64);
+}
+
+Value* Lowerer::doubleToHalf(Value* stored) {
+    // The value is a half, so exact in float, whose fields give the half's: exponent rebiased 127 -> 15,
+    // mantissa shifted down by 13; below the normal range (and zero) the mantissa is |value| * 2^24;
+    // inf/NaN keep a quiet-NaN bit when the mantissa is not zero (TensorStorage's encoding).
+    llvm::Type* i32 = m_b.getInt32Ty();
+    auto c32 = [&](uint32_t v) { return m_b.getInt32(v); };
+    Value* f = m_b.CreateFPTrunc(stored, m_f32);
+    Value* b = m_b.CreateBitCast(f, i32);
+    Value* sign = m_b.CreateAnd(m_b.CreateLShr(b, 16), c32(0x8000));
+    Value* exponent = m_b.CreateAnd(m_b.CreateLShr(b, 23), c32(0xff));
+    Value* mantissa = m_b.CreateAnd(b, c32(0x7fffff));
+    Value* normal = m_b.CreateOr(m_b.CreateShl(m_b.CreateSub(exponent, c32(112)), 10),
+                                 m_b.CreateAnd(m_b.CreateLShr(b, 13), c32(0x3ff)));
+    Value* special = m_b.CreateSelect(m_b.CreateICmpEQ(mantissa, c32(0)), c32(0x7c00), c32(0x7e00));
+    Value* magnitude = intrinsic(llvm::Intrinsic::fabs, {f});
+    // fptoui is poison for normal magnitudes, which the select below never picks.
+    Value* subnormal = m_b.CreateFPToUI(m_b.CreateFMul(magnitude, llvm::ConstantFP::get(m_f32, 0x1p24)), i32);
+    Value* field =
+        m_b.CreateSelect(m_b.CreateICmpEQ(exponent, c32(255)), special,
+                         m_b.CreateSelect(m_b.CreateICmpUGE(exponent, c32(113)), normal, subnormal));
+    return m_b.CreateTrunc(m_b.CreateOr(sign, field), m_b.getInt16Ty());
+}
+
+llvm::GlobalVariable* Lowerer::float8Table(DType type) {
+    // Every byte's value: a float8 load is one table lookup.
+    llvm::GlobalVariable*& table = type == DType::Float8E4M3 ? m_float8E4M3Table : m_float8E5M2Table;
+    if (!table) {
+        std::vector<double> values(256);
+        for (size_t byte = 0; byte < values.size(); ++byte)
+            values[byte] = float8Value(static_cast<uint8_t>(byte), type);
+        auto* array = llvm::ConstantDataArray::get(m_context, values);
+        table = new llvm::GlobalVariable(m_module, array->getType(), /*isConstant=*/true,
+                                         llvm::GlobalValue::PrivateLinkage, array, "tb_float8_values");
+    }
+    return table;
 }
 
 void Lowerer::chooseStorage(const Stmt& kernel) {

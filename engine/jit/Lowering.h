@@ -8,9 +8,10 @@
 //
 // Values mirror the interpreter's: a scalar of a float dtype is an LLVM double holding a value exactly
 // representable in its dtype (rounded after every operation), a scalar of an integer dtype or bool an
-// i64 already wrapped to its dtype. Global buffers hold doubles, like HostTensor. Everything the interpreter
-// learns at run time that cannot change within an execution (shapes, dynamic dims, grid extents, tile
-// extents) is a constant here. On-chip buffers of a float dtype of at most 32 bits are stored as floats
+// i64 already wrapped to its dtype. Global buffers are HostTensor storage, read and written in place at their
+// dtype's width (TensorStorage: float16 as half bits, integers in two's complement, ...). Everything the
+// interpreter learns at run time that cannot change within an execution (shapes, dynamic dims, grid extents,
+// tile extents) is a constant here. On-chip buffers of a float dtype of at most 32 bits are stored as floats
 // (every value they hold is exact in float32, so this changes no value and halves what tile loops move). A
 // construct the lowering does not handle throws Unsupported (caught in JitProgram.cpp: the program then runs
 // on the interpreter); a runtime error (out of bounds, division by zero) stores the index of its ErrorSite
@@ -152,12 +153,16 @@ private:
     llvm::Value* elementPointer(const ir::Buffer* buffer, const std::vector<ir::ExprPtr>& indices,
                                 SourceRange range, llvm::Value** pendingCheck);
     llvm::Value* bufferBase(const ir::Buffer* buffer, SourceRange range);
-    // How a buffer's elements are stored: float for an on-chip buffer of a float dtype of at most 32 bits,
-    // double otherwise. Loads give and stores take the double a scalar is.
+    // How a buffer's elements are stored: a global buffer at its dtype's width (TensorStorage), an on-chip
+    // one as float for a float dtype of at most 32 bits and as double otherwise. Loads give and stores
+    // take the double a scalar is.
     llvm::Type* storageType(const ir::Buffer* buffer) const;
     llvm::Value* elementAt(const ir::Buffer* buffer, llvm::Value* base, llvm::Value* offset);
     llvm::Value* loadStored(const ir::Buffer* buffer, llvm::Value* ptr);
     void storeStored(const ir::Buffer* buffer, llvm::Value* stored, llvm::Value* ptr);
+    llvm::Value* halfToDouble(llvm::Value* bits);      // i16 half bits -> double, exact
+    llvm::Value* doubleToHalf(llvm::Value* stored);    // a double that is a half -> its i16 bits
+    llvm::GlobalVariable* float8Table(ir::DType type); // [256 x double]: the value of every byte
     // Decides storageType for the kernel's allocations.
     void chooseStorage(const ir::Stmt& kernel);
     llvm::Value* i64(int64_t value);
@@ -208,7 +213,9 @@ private:
     RangeScope m_ranges;
     SourceRange m_currentRange;
     bool m_sequential = false;
-    llvm::GlobalVariable* m_zero = nullptr; // what a guarded global read loads
+    llvm::GlobalVariable* m_zero = nullptr;            // what a guarded global read loads
+    llvm::GlobalVariable* m_float8E4M3Table = nullptr; // float8Table
+    llvm::GlobalVariable* m_float8E5M2Table = nullptr;
 };
 
 } // namespace tb::jit

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,11 +56,14 @@ Reference makeFlashAttentionReference() {
         // accumulated over d in order for all keys at once; each output element sums its weighted values
         // over keys in order. Query rows are independent and split over threads.
         std::vector<double> kt(static_cast<size_t>(dim * keys));
+        std::vector<double> vh(static_cast<size_t>(keys * dim)); // V of the head, [keys, dim]
         for (int64_t b = 0; b < batch; ++b) {
             for (int64_t h = 0; h < heads; ++h) {
-                for (int64_t j = 0; j < keys; ++j)
+                for (int64_t j = 0; j < keys; ++j) {
                     for (int64_t d = 0; d < dim; ++d)
                         kt[d * keys + j] = k.data[atKv(b, j, h) + d];
+                    v.data.read(atKv(b, j, h), std::span(vh).subspan(j * dim, dim));
+                }
                 // Four query rows at a time share each row of K^T and of V (every score and every output
                 // element is still summed in its natural order).
                 constexpr int64_t kRows = 4;
@@ -104,16 +108,17 @@ Reference makeFlashAttentionReference() {
                             double wj[kRows];
                             for (int64_t r = 0; r < rows; ++r)
                                 wj[r] = weights[r * keys + j];
-                            addScaledRows(accRows, wj, rows, &v.data[atKv(b, j, h)], dim);
+                            addScaledRows(accRows, wj, rows, &vh[j * dim], dim);
                         }
-                        for (int64_t r = 0; r < rows; ++r)
+                        for (int64_t r = 0; r < rows; ++r) {
                             for (int64_t d = 0; d < dim; ++d)
-                                o.data[at(b, i0 + r, h) + d] = acc[r * dim + d] / sums[r];
+                                acc[r * dim + d] /= sums[r];
+                            o.data.write(at(b, i0 + r, h), std::span(acc).subspan(r * dim, dim));
+                        }
                     }
                 });
             }
         }
-        roundToOwnDType(o);
         expected.emplace(3, std::move(o));
         return true;
     };

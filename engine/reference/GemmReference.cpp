@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,27 +44,28 @@ bool computeGemm(const ReferenceInvocation& in, bool transA, bool transB, bool r
     // products in p order).
     constexpr int64_t kRows = 4;
     parallelRanges((m + kRows - 1) / kRows, [&](int64_t begin, int64_t end) {
+        std::vector<double> sums(static_cast<size_t>(kRows * n));
         for (int64_t block = begin; block < end; ++block) {
             const int64_t i0 = block * kRows;
             const int64_t rows = std::min(kRows, m - i0);
             double* row[kRows];
             for (int64_t r = 0; r < kRows; ++r)
-                row[r] = &c.data[(i0 + std::min(r, rows - 1)) * n];
-            for (int64_t r = 0; r < rows; ++r)
-                std::fill(row[r], row[r] + n, 0.0);
+                row[r] = &sums[std::min(r, rows - 1) * n];
+            std::fill(sums.begin(), sums.end(), 0.0);
             for (int64_t p = 0; p < k; ++p) {
                 double av[kRows];
                 for (int64_t r = 0; r < rows; ++r)
                     av[r] = transA ? a.data[p * m + i0 + r] : a.data[(i0 + r) * k + p];
                 addScaledRows(row, av, rows, &bk[p * n], n);
             }
-            if (relu)
-                for (int64_t r = 0; r < rows; ++r)
+            for (int64_t r = 0; r < rows; ++r) {
+                if (relu)
                     for (int64_t j = 0; j < n; ++j)
                         row[r][j] = std::max(row[r][j], 0.0);
+                c.data.write(size_t((i0 + r) * n), std::span<const double>(row[r], size_t(n)));
+            }
         }
     });
-    roundToOwnDType(c);
     expected.emplace(2, std::move(c));
     return true;
 }

@@ -27,8 +27,9 @@ struct MlaShape {
 
 // Softmax of score[begin, end) applied to the KV rows: writes the output row and returns
 // log(sum exp(score_j)) over the range (natural log).
-double attendRange(const std::vector<double>& score, int64_t begin, int64_t end, const HostTensor& kv,
-                   int64_t kvRow0, int64_t kvRowStride, int64_t dim, double* out) {
+double attendRange(const std::vector<double>& score, int64_t begin, int64_t end,
+                   const std::vector<double>& kv, int64_t kvRow0, int64_t kvRowStride, int64_t dim,
+                   std::vector<double>& out) {
     double mx = -std::numeric_limits<double>::infinity();
     for (int64_t j = begin; j < end; ++j)
         mx = std::max(mx, score[j]);
@@ -37,7 +38,7 @@ double attendRange(const std::vector<double>& score, int64_t begin, int64_t end,
     for (int64_t j = begin; j < end; ++j) {
         const double w = std::exp(score[j] - mx);
         sum += w;
-        const double* row = &kv.data[kvRow0 + j * kvRowStride];
+        const double* row = &kv[kvRow0 + j * kvRowStride];
         for (int64_t d = 0; d < dim; ++d)
             acc[d] += w * row[d];
     }
@@ -93,24 +94,24 @@ Reference makeMlaDecodeReference() {
                 return false;
             }
         }
-        const HostTensor& q = in.params[0];
-        const HostTensor& qPe = in.params[1];
-        const HostTensor& kv = in.params[2];
-        const HostTensor& kPe = in.params[3];
+        const std::vector<double> q = in.params[0].data.values();
+        const std::vector<double> qPe = in.params[1].data.values();
+        const std::vector<double> kv = in.params[2].data.values();
+        const std::vector<double> kPe = in.params[3].data.values();
         HostTensor out = likeParam(in, 6);
         HostTensor glse = likeParam(in, 4);
         HostTensor partial = likeParam(in, 5);
         const double scale = 1.0 / std::sqrt(static_cast<double>(s.dim + s.peDim));
         const int64_t group = s.heads / s.kvHeads;
-        std::vector<double> score(static_cast<size_t>(s.seqLen));
+        std::vector<double> score(static_cast<size_t>(s.seqLen)), row(static_cast<size_t>(s.dim));
         for (int64_t b = 0; b < s.batch; ++b) {
             for (int64_t h = 0; h < s.heads; ++h) {
                 const int64_t g = h / group;
-                const double* qRow = &q.data[(b * s.heads + h) * s.dim];
-                const double* qPeRow = &qPe.data[(b * s.heads + h) * s.peDim];
+                const double* qRow = &q[(b * s.heads + h) * s.dim];
+                const double* qPeRow = &qPe[(b * s.heads + h) * s.peDim];
                 for (int64_t j = 0; j < s.seqLen; ++j) {
-                    const double* kvRow = &kv.data[((b * s.seqLen + j) * s.kvHeads + g) * s.dim];
-                    const double* kPeRow = &kPe.data[((b * s.seqLen + j) * s.kvHeads + g) * s.peDim];
+                    const double* kvRow = &kv[((b * s.seqLen + j) * s.kvHeads + g) * s.dim];
+                    const double* kPeRow = &kPe[((b * s.seqLen + j) * s.kvHeads + g) * s.peDim];
                     double dot = 0;
                     for (int64_t d = 0; d < s.dim; ++d)
                         dot += qRow[d] * kvRow[d];
@@ -120,24 +121,21 @@ Reference makeMlaDecodeReference() {
                 }
                 const int64_t kvRow0 = (b * s.seqLen * s.kvHeads + g) * s.dim;
                 const int64_t kvStride = s.kvHeads * s.dim;
-                attendRange(score, 0, s.seqLen, kv, kvRow0, kvStride, s.dim,
-                            &out.data[(b * s.heads + h) * s.dim]);
+                attendRange(score, 0, s.seqLen, kv, kvRow0, kvStride, s.dim, row);
+                out.data.write(size_t((b * s.heads + h) * s.dim), row);
                 if (s.numSplit <= 1)
                     continue;
                 for (int64_t split = 0; split < s.numSplit; ++split) {
                     const int64_t begin = split * numBlocks / s.numSplit * blockN;
                     const int64_t end = std::min(s.seqLen, (split + 1) * numBlocks / s.numSplit * blockN);
-                    double* dst = &partial.data[((b * s.heads + h) * s.numSplit + split) * s.dim];
-                    const double lse = attendRange(score, begin, end, kv, kvRow0, kvStride, s.dim, dst);
+                    const double lse = attendRange(score, begin, end, kv, kvRow0, kvStride, s.dim, row);
+                    partial.data.write(size_t(((b * s.heads + h) * s.numSplit + split) * s.dim), row);
                     glse.data[(b * s.heads + h) * s.numSplit + split] = lse / std::log(2.0);
                 }
             }
         }
-        roundToOwnDType(out);
         expected.emplace(6, std::move(out));
         if (s.numSplit > 1) {
-            roundToOwnDType(glse);
-            roundToOwnDType(partial);
             expected.emplace(4, std::move(glse));
             expected.emplace(5, std::move(partial));
         }

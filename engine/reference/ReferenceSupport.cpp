@@ -121,13 +121,6 @@ HostTensor likeParam(const ReferenceInvocation& invocation, int index) {
     return HostTensor(p.name, p.dtype, p.shape);
 }
 
-void roundToOwnDType(HostTensor& tensor) {
-    parallelRanges(static_cast<int64_t>(tensor.data.size()), [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-            tensor.data[size_t(i)] = roundToDType(tensor.data[size_t(i)], tensor.dtype);
-    });
-}
-
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TILEBENCH_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else

@@ -37,8 +37,6 @@ bool expectOutputMarked(const ReferenceInvocation& invocation, int primaryOutput
 
 // A tensor with the parameter's name, dtype and shape, to hold an expected value.
 HostTensor likeParam(const ReferenceInvocation& invocation, int index);
-// Rounds every value of an expected tensor to its dtype (the references compute in double).
-void roundToOwnDType(HostTensor& tensor);
 
 // rows[r][j] += coefficients[r] * x[j] for r < rowCount (at most 4) and j < n: the inner loop of the
 // references' matrix products, one multiply and one add per element (no fused multiply-add), each row's

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tb::reference {
 
@@ -27,20 +28,22 @@ Reference makeRmsNormSiluReference() {
         // The sample's default; a program that changes eps has it in its specialization.
         const double eps = specDouble(in.module, "eps").value_or(1e-5);
         HostTensor y = likeParam(in, 2);
+        const std::vector<double> g = gamma.data.values();
         parallelRanges(m, [&](int64_t begin, int64_t end) { // rows are independent
+            std::vector<double> row(static_cast<size_t>(c)), out(static_cast<size_t>(c));
             for (int64_t i = begin; i < end; ++i) {
-                const double* row = &x.data[i * c];
+                x.data.read(size_t(i * c), row);
                 double sumSquares = 0;
                 for (int64_t j = 0; j < c; ++j)
                     sumSquares += row[j] * row[j];
                 const double rinv = 1.0 / std::sqrt(sumSquares / static_cast<double>(c) + eps);
                 for (int64_t j = 0; j < c; ++j) {
-                    const double v = row[j] * rinv * gamma.data[j];
-                    y.data[i * c + j] = v / (1.0 + std::exp(-v));
+                    const double v = row[j] * rinv * g[j];
+                    out[j] = v / (1.0 + std::exp(-v));
                 }
+                y.data.write(size_t(i * c), out);
             }
         });
-        roundToOwnDType(y);
         expected.emplace(2, std::move(y));
         return true;
     };

@@ -65,20 +65,49 @@ OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& fu
     return out;
 }
 
-void markOutputsUnwritten(std::vector<HostTensor>& expected, const std::vector<bool>& compared) {
-    for (size_t i = 0; i < expected.size() && i < compared.size(); ++i)
-        if (compared[i])
-            std::fill(expected[i].data.begin(), expected[i].data.end(),
-                      std::numeric_limits<double>::quiet_NaN());
+int sentinelRuns(const std::vector<HostTensor>& params, const std::vector<bool>& compared) {
+    for (size_t i = 0; i < params.size() && i < compared.size(); ++i)
+        if (compared[i] && !ir::isFloat(params[i].dtype))
+            return 2;
+    return 1;
 }
 
-int64_t maskUnsampled(HostTensor& gpu, const HostTensor& expected) {
+namespace {
+
+double sentinel(ir::DType dtype, int run) {
+    return ir::isFloat(dtype) ? std::numeric_limits<double>::quiet_NaN() : run;
+}
+
+bool holdsSentinel(double value, ir::DType dtype, int run) {
+    return ir::isFloat(dtype) ? std::isnan(value) : value == sentinel(dtype, run);
+}
+
+} // namespace
+
+void fillSentinels(std::vector<HostTensor>& params, const std::vector<bool>& compared, int run) {
+    for (size_t i = 0; i < params.size() && i < compared.size(); ++i)
+        if (compared[i])
+            params[i].data.assign(params[i].data.size(), sentinel(params[i].dtype, run));
+}
+
+std::vector<bool> writtenElements(const std::vector<const HostTensor*>& runs) {
+    if (runs.empty())
+        return {};
+    const ir::DType dtype = runs.front()->dtype;
+    std::vector<bool> written(runs.front()->data.size(), false);
+    for (size_t e = 0; e < written.size(); ++e)
+        for (size_t run = 0; run < runs.size() && !written[e]; ++run)
+            written[e] = !holdsSentinel(runs[run]->data[e], dtype, int(run));
+    return written;
+}
+
+int64_t maskUnsampled(HostTensor& gpu, const HostTensor& expected, const std::vector<bool>& written) {
     int64_t checked = 0;
-    for (size_t e = 0; e < gpu.data.size() && e < expected.data.size(); ++e) {
-        if (std::isnan(expected.data[e]))
-            gpu.data[e] = std::numeric_limits<double>::quiet_NaN();
-        else
+    for (size_t e = 0; e < gpu.data.size() && e < expected.data.size() && e < written.size(); ++e) {
+        if (written[e])
             ++checked;
+        else
+            gpu.data[e] = expected.data[e];
     }
     return checked;
 }

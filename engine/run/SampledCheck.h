@@ -29,10 +29,16 @@ struct OracleSample {
 OracleSample chooseOracleSample(const ir::Module& module, const ir::PrimFunc& func,
                                 const std::map<std::string, int64_t>& dims, int64_t requested);
 
-// Before a sampled oracle run: the compared outputs hold NaN, so that the elements no sampled block writes
-// stay NaN. After it: those elements of the GPU's tensor are set to NaN too (NaN matches NaN), and the count
-// of elements that are compared is returned.
-void markOutputsUnwritten(std::vector<HostTensor>& expected, const std::vector<bool>& compared);
-int64_t maskUnsampled(HostTensor& gpu, const HostTensor& expected);
+// Which elements a sampled oracle run writes, told by sentinels: before each run the compared outputs are
+// filled with the run's sentinel, and an element that holds the sentinel of every run after them was not
+// written. A float output needs one run (NaN); an integer or bool output two (0, then 1): a written element
+// holds the same value in both runs (a sampled program does not read its outputs), so it cannot keep both.
+int sentinelRuns(const std::vector<HostTensor>& params, const std::vector<bool>& compared);
+void fillSentinels(std::vector<HostTensor>& params, const std::vector<bool>& compared, int run);
+// One flag per element of an output, from its tensor after each run (in run order).
+std::vector<bool> writtenElements(const std::vector<const HostTensor*>& runs);
+// The GPU's elements that no sampled block wrote take the oracle's values (they then match); returns the
+// count of elements that are compared.
+int64_t maskUnsampled(HostTensor& gpu, const HostTensor& expected, const std::vector<bool>& written);
 
 } // namespace tb::run

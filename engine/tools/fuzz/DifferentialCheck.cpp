@@ -119,8 +119,8 @@ Outcome compare(CpuCase& c, bool jitOk, const DiagnosticEngine& jitDiags) {
             if (!sameBits(c.interpreted[t].data[i], c.jitted[t].data[i])) {
                 char buf[200];
                 std::snprintf(buf, sizeof buf, "%s[%zu]: interpreter %.17g, jit %.17g",
-                              c.interpreted[t].name.c_str(), i, c.interpreted[t].data[i],
-                              c.jitted[t].data[i]);
+                              c.interpreted[t].name.c_str(), i, c.interpreted[t].data.get(i),
+                              c.jitted[t].data.get(i));
                 return {OutcomeKind::Mismatch, buf};
             }
     return {OutcomeKind::Agree, ""};

@@ -61,8 +61,8 @@ TEST(InputFill, SortedRunsFromLoToHiWithoutDecreasing) {
     HostTensor cu("cu_seqlens", ir::DType::Int32, {9});
     std::string error;
     ASSERT_TRUE(applyInputFill(cu, parsed("sorted:0..UQ"), 7, {{"UQ", 600}}, error)) << error;
-    EXPECT_EQ(cu.data.front(), 0);
-    EXPECT_EQ(cu.data.back(), 600);
+    EXPECT_EQ(cu.data[0], 0);
+    EXPECT_EQ(cu.data[cu.data.size() - 1], 600);
     EXPECT_TRUE(std::is_sorted(cu.data.begin(), cu.data.end()));
     EXPECT_FALSE(applyInputFill(cu, parsed("sorted:0..UKV"), 7, {{"UQ", 600}}, error));
     EXPECT_NE(error.find("'UKV' is not a dynamic dim"), std::string::npos) << error;

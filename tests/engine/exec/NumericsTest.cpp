@@ -245,7 +245,7 @@ TEST(Numerics, FillRandomIsDeterministicAndInRange) {
 }
 
 TEST(Numerics, CompareTensors) {
-    HostTensor expected("E", DType::Float32, {2, 3});
+    HostTensor expected("E", DType::Float64, {2, 3}); // holds 5.01 as it is
     expected.data = {1, 2, 3, 4, 5, 6};
     HostTensor actual = expected;
     EXPECT_TRUE(compareTensors(actual, expected, 0, 0).ok());
@@ -279,7 +279,7 @@ TEST(Numerics, CompareTensors) {
     EXPECT_EQ(infResult.mismatches, 1);
     EXPECT_EQ(infResult.firstMismatch, (std::vector<int64_t>{1, 2}));
 
-    HostTensor other("O", DType::Float32, {3, 2});
+    HostTensor other("O", DType::Float64, {3, 2});
     EXPECT_TRUE(compareTensors(other, expected, 1, 1).shapeMismatch);
     EXPECT_FALSE(compareTensors(other, expected, 1, 1).ok());
 }
@@ -305,6 +305,44 @@ TEST(Numerics, Float8BytesRoundTrip) {
               std::ldexp(1.0, -9)); // the smallest subnormal
     EXPECT_EQ(float8Bits(0.3, ir::DType::Float8E4M3),
               float8Bits(roundToFloat8E4M3(0.3), ir::DType::Float8E4M3));
+}
+
+// float16 and bfloat16 bits, as host tensors store them: every code decodes to a value that encodes back to
+// it, and encoding any double gives the bits of roundToFormat's result (ties, subnormals, the carry into
+// the next binade, overflow to inf, signed zeros), checked over doubles spread across every binade.
+TEST(Numerics, HalfAndBFloat16BitsRoundLikeRoundToFormat) {
+    for (uint32_t code = 0; code < 65536; ++code) {
+        const double h = float16Value(uint16_t(code)), b = bfloat16Value(uint16_t(code));
+        if (std::isnan(h))
+            EXPECT_EQ(float16Bits(h) & 0x7fff, 0x7e00) << code;
+        else
+            EXPECT_EQ(float16Bits(h), code) << "half code " << code;
+        if (std::isnan(b))
+            EXPECT_EQ(bfloat16Bits(b) & 0x7fff, 0x7fc0) << code;
+        else
+            EXPECT_EQ(bfloat16Bits(b), code) << "bfloat16 code " << code;
+    }
+    auto sameDouble = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    uint64_t state = 12345;
+    for (int i = 0; i < 200000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        // A random mantissa in a binade from 2^-30 to 2^17, and the exact ties between neighbouring halves.
+        const int binade = int(state >> 58) % 48 - 30;
+        double v = std::ldexp(1.0 + double(state >> 12 & 0xfffffffffull) * 0x1p-36, binade);
+        if (i % 4 == 0)
+            v = std::ldexp(std::floor(v * 0x1p24) + 0.5, -24); // a tie at the subnormal spacing
+        if (i % 2)
+            v = -v;
+        ASSERT_TRUE(sameDouble(float16Value(float16Bits(v)), roundToFloat16(v))) << v;
+        ASSERT_TRUE(sameDouble(bfloat16Value(bfloat16Bits(v)), roundToBFloat16(v))) << v;
+    }
+    EXPECT_EQ(float16Bits(65519.99), 0x7bff);
+    EXPECT_EQ(float16Bits(65520.0), 0x7c00); // the tie above the largest half rounds to inf
+    EXPECT_EQ(float16Bits(-0.0), 0x8000);
+    EXPECT_EQ(float16Bits(std::ldexp(1.0, -25)), 0x0000); // tie to even: 0
+    EXPECT_EQ(float16Bits(std::ldexp(1.5, -25)), 0x0001); // above the tie
+    EXPECT_EQ(float16Bits(std::ldexp(1.0, -14) - std::ldexp(1.0, -26)),
+              0x0400); // carry to the smallest normal
 }
 
 } // namespace

@@ -498,7 +498,7 @@ TEST(MlaDecodeReference, SplitPartialsCombineToTheUnsplitOutput) {
         single[i] = params[i];
     RunResult whole = run("mla_decode", single, module);
     ASSERT_TRUE(whole.ok) << whole.error;
-    expectValues(whole.expected.at(6), out.data, 1e-12);
+    expectValues(whole.expected.at(6), out.data.values(), 1e-12);
 }
 
 TEST(MlaDecodeReference, GlseOfASplitIsItsLog2SumExp) {

@@ -53,7 +53,8 @@ TEST(SampledCheck, TheInterpreterAndTheJitRunTheSameBlocksAndWriteOnlyTheirEleme
         SCOPED_TRACE(cpuBackendName(backend));
         DiagnosticEngine diags;
         std::vector<HostTensor> params = allocateParams(f, {}, 3, diags);
-        run::markOutputsUnwritten(params, {false, true});
+        ASSERT_EQ(run::sentinelRuns(params, {false, true}), 1); // a float output: NaN, one run
+        run::fillSentinels(params, {false, true}, 0);
         ProgramExecutionOptions options;
         options.backend = backend;
         options.limits.blockSample = 16;
@@ -71,7 +72,56 @@ TEST(SampledCheck, TheInterpreterAndTheJitRunTheSameBlocksAndWriteOnlyTheirEleme
         }
         EXPECT_EQ(written, 16 * 128);
         HostTensor gpu = params[1];
-        EXPECT_EQ(run::maskUnsampled(gpu, params[1]), 16 * 128);
+        gpu.data.assign(gpu.data.size(), 5.0);
+        EXPECT_EQ(run::maskUnsampled(gpu, params[1], run::writtenElements({&params[1]})), 16 * 128);
+        EXPECT_TRUE(std::isnan(gpu.data[128])) << "an unsampled element takes the oracle's value";
+        EXPECT_EQ(gpu.data[0], 5.0) << "a sampled element keeps the GPU's";
+    }
+}
+
+// An integer output cannot hold NaN: two sentinel runs (0, then 1) tell the written elements, even where a
+// sampled block writes 0 or 1 itself.
+TEST(SampledCheck, TwoSentinelRunsFindTheElementsOfAnIntegerOutput) {
+    const std::string program =
+        "import tilelang.language as T\n"
+        "\n"
+        "@T.prim_func\n"
+        "def parity(A: T.Tensor((262144,), \"int32\"), C: T.Tensor((262144,), \"int32\")):\n"
+        "    with T.Kernel(2048, threads=128) as bx:\n"
+        "        for i in T.Parallel(128):\n"
+        "            C[bx * 128 + i] = A[bx * 128 + i] % 2\n";
+    PlannedProgram p = planProgram("parity.py", program);
+    ASSERT_TRUE(p.ok()) << p.planErrors;
+    const ir::PrimFunc& f = p.result->module->funcs.at(0);
+    const std::vector<int64_t> blocks = sampledBlocks(2048, 16);
+    for (CpuBackend backend : {CpuBackend::Interpreter, CpuBackend::Jit}) {
+        if (backend == CpuBackend::Jit && !cpuJitAvailable())
+            continue;
+        SCOPED_TRACE(cpuBackendName(backend));
+        DiagnosticEngine diags;
+        const std::vector<HostTensor> params = allocateParams(f, {}, 3, diags);
+        ASSERT_EQ(run::sentinelRuns(params, {false, true}), 2);
+        std::vector<std::vector<HostTensor>> runs;
+        for (int r = 0; r < 2; ++r) {
+            std::vector<HostTensor>& outputs = runs.emplace_back(params);
+            run::fillSentinels(outputs, {false, true}, r);
+            ProgramExecutionOptions options;
+            options.backend = backend;
+            options.limits.blockSample = 16;
+            ASSERT_TRUE(executeProgram(*p.result->module, f, outputs, {}, diags, options));
+        }
+        const std::vector<bool> written = run::writtenElements({&runs[0][1], &runs[1][1]});
+        int64_t zerosAndOnesWritten = 0;
+        for (int64_t e = 0; e < 262144; ++e) {
+            const bool sampled = std::find(blocks.begin(), blocks.end(), e / 128) != blocks.end();
+            ASSERT_EQ(written[size_t(e)], sampled) << "element " << e;
+            zerosAndOnesWritten += sampled;
+        }
+        EXPECT_EQ(zerosAndOnesWritten, 16 * 128);
+        HostTensor gpu = runs[0][1];
+        gpu.data.assign(gpu.data.size(), 7);
+        EXPECT_EQ(run::maskUnsampled(gpu, runs[0][1], written), 16 * 128);
+        EXPECT_EQ(gpu.data[128], 0) << "an unsampled element takes the oracle's sentinel";
     }
 }
 
