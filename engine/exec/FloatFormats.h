@@ -11,6 +11,7 @@
 
 #include "engine/ir/DType.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -55,29 +56,28 @@ double largestBelowOne(ir::DType type);
 
 // Inline: fills, tensor reads and writes and comparisons convert hundreds of millions of halves.
 inline uint16_t float16Bits(double value) {
-    // Straight from the double's bits, rounding the dropped mantissa bits to nearest even (fills and
-    // tensor writes encode hundreds of millions of halves).
+    // Straight from the double's bits, rounding the dropped mantissa bits to nearest even. No branches
+    // (every case is a select), so that loops of it vectorize: fills and tensor writes encode hundreds of
+    // millions of halves, and on random data the rounding direction is a coin toss.
     const uint64_t bits = std::bit_cast<uint64_t>(value);
-    const uint16_t sign = uint16_t((bits >> 48) & 0x8000);
+    const uint64_t sign = (bits >> 48) & 0x8000;
     const uint64_t magnitude = bits & 0x7fffffffffffffffull;
-    if (magnitude >= 0x7ff0000000000000ull) // inf or NaN
-        return sign | (magnitude == 0x7ff0000000000000ull ? 0x7c00 : 0x7e00);
-    const int exponent = int(magnitude >> 52) - 1023;
-    if (exponent > 15)
-        return sign | 0x7c00;
-    if (exponent < -25) // below half the smallest subnormal: +-0
-        return sign;
+    const int64_t exponent = int64_t(magnitude >> 52) - 1023;
     const uint64_t mantissa = (magnitude & ((1ull << 52) - 1)) | (1ull << 52);
-    // Units of the result's last place: 2^(exponent - 10) for a normal half, 2^-24 below the normal range.
-    const int shift = exponent >= -14 ? 42 : 28 - exponent;
+    // Units of the result's last place: 2^(exponent - 10) for a normal half, 2^-24 below the normal range
+    // (a shift past 53 bits leaves 0, below half the smallest subnormal; 63 keeps the shift defined).
+    const int64_t shift = exponent >= -14 ? 42 : std::min<int64_t>(28 - exponent, 63);
     const uint64_t rest = mantissa & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
-    // Without a branch: on random data the rounding direction is a coin toss.
+    const uint64_t truncated = mantissa >> shift;
     const uint64_t kept =
-        (mantissa >> shift) + uint64_t(rest > halfway || (rest == halfway && (mantissa >> shift & 1)));
+        truncated + (uint64_t(rest > halfway) | (uint64_t(rest == halfway) & (truncated & 1)));
     // A normal half is (biased exponent << 10) + mantissa; a rounding carry moves into the exponent, and
     // past the largest finite value lands exactly on infinity (0x7c00). A subnormal is `kept` itself (a
     // carry to 1024 is the smallest normal).
-    const uint64_t field = exponent >= -14 ? (uint64_t(exponent + 15) << 10) + (kept - 1024) : kept;
+    const uint64_t finite = exponent >= -14 ? (uint64_t(exponent + 15) << 10) + (kept - 1024) : kept;
+    const uint64_t field = magnitude > 0x7ff0000000000000ull ? 0x7e00 // NaN
+                           : exponent > 15                   ? 0x7c00 // inf, or beyond the halves
+                                                             : finite;
     return uint16_t(sign | field);
 }
 

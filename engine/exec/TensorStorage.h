@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -75,14 +76,18 @@ public:
     TensorStorage() = default; // float64, no elements
     // `count` zeros.
     explicit TensorStorage(ir::DType dtype, size_t count = 0);
+    TensorStorage(const TensorStorage& other);
+    TensorStorage& operator=(const TensorStorage& other);
+    TensorStorage(TensorStorage&& other) noexcept = default;
+    TensorStorage& operator=(TensorStorage&& other) noexcept = default;
 
     ir::DType dtype() const { return m_dtype; }
     size_t size() const { return m_count; }
     bool empty() const { return m_count == 0; }
     size_t elementBytes() const;
-    size_t byteSize() const { return m_bytes.size(); }
-    std::byte* bytes() { return m_bytes.data(); }
-    const std::byte* bytes() const { return m_bytes.data(); }
+    size_t byteSize() const { return m_count * elementBytes(); }
+    std::byte* bytes() { return m_bytes.get(); }
+    const std::byte* bytes() const { return m_bytes.get(); }
 
     double get(size_t index) const;
     void set(size_t index, double value);
@@ -104,7 +109,7 @@ public:
     std::vector<double> values() const;
 
     // Same dtype and the same bytes.
-    bool operator==(const TensorStorage& other) const = default;
+    bool operator==(const TensorStorage& other) const;
     // The same values, element by element (tests).
     bool operator==(const std::vector<double>& values) const { return this->values() == values; }
 
@@ -114,7 +119,9 @@ public:
 private:
     ir::DType m_dtype = ir::DType::Float64;
     size_t m_count = 0;
-    std::vector<std::byte> m_bytes;
+    // Not a std::vector: a large tensor's pages are first touched (zeroed or copied) by several threads,
+    // which on a 2-core machine halves the cost of faulting in gigabytes.
+    std::unique_ptr<std::byte[]> m_bytes;
 };
 
 } // namespace tb

@@ -17,6 +17,13 @@ double tbjit_exp(double x) {
 double tbjit_exp2(double x) {
     return std::exp2(x);
 }
+// T.exp and T.exp2 of float32 dtype: the interpreter's value rounded to float (VectorExp.h).
+double tbjit_exp_f32(double x) {
+    return static_cast<float>(std::exp(x));
+}
+double tbjit_exp2_f32(double x) {
+    return static_cast<float>(std::exp2(x));
+}
 double tbjit_log(double x) {
     return std::log(x);
 }
@@ -72,6 +79,8 @@ std::vector<std::pair<std::string, void*>> runtimeSymbols() {
     return {
         {"tbjit_exp", reinterpret_cast<void*>(&tbjit_exp)},
         {"tbjit_exp2", reinterpret_cast<void*>(&tbjit_exp2)},
+        {"tbjit_exp_f32", reinterpret_cast<void*>(&tbjit_exp_f32)},
+        {"tbjit_exp2_f32", reinterpret_cast<void*>(&tbjit_exp2_f32)},
         {"tbjit_log", reinterpret_cast<void*>(&tbjit_log)},
         {"tbjit_log2", reinterpret_cast<void*>(&tbjit_log2)},
         {"tbjit_log10", reinterpret_cast<void*>(&tbjit_log10)},

@@ -7,6 +7,7 @@
 #include "engine/exec/FloatFormats.h"
 #include "engine/exec/HostTensor.h"
 #include "engine/jit/Lowering.h"
+#include "engine/jit/VectorExp.h"
 
 #include <cmath>
 #include <functional>
@@ -541,8 +542,12 @@ Value* Lowerer::evalCall(const Expr& e) {
     using ir::Intrinsic;
     switch (e.intrinsic) {
     case Intrinsic::Exp:
+        if (e.dtype == DType::Float32) // vectorizable, the same float (VectorExp.h)
+            return emitFloatExp(m_b, m_module, ExpBase::E, x);
         return libm("tbjit_exp");
     case Intrinsic::Exp2:
+        if (e.dtype == DType::Float32)
+            return emitFloatExp(m_b, m_module, ExpBase::Two, x);
         return libm("tbjit_exp2");
     case Intrinsic::Exp10:
         return makeFloatValue(callRuntime("tbjit_pow", m_f64, {f64(10.0), x}), e.dtype);

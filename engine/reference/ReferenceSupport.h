@@ -44,6 +44,10 @@ HostTensor likeParam(const ReferenceInvocation& invocation, int index);
 void addScaledRows(double* const* rows, const double* coefficients, int64_t rowCount, const double* x,
                    int64_t n);
 
+// out[j] = exp(x[j]) for j < n, within a few ulps of libm's (relative error below 1e-15; NaN, infinities and
+// |x| > 700 through libm itself): the references' exponentials of whole rows, in code that vectorizes.
+void expRow(const double* x, double* out, int64_t n);
+
 // Calls fn(begin, end) over disjoint ranges covering [0, count), one per hardware thread (plain
 // std::threads: the references stay independent of the JIT's pool). Each index is computed the same way
 // whatever the split, so results do not depend on the thread count.

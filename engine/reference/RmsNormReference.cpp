@@ -30,18 +30,20 @@ Reference makeRmsNormSiluReference() {
         HostTensor y = likeParam(in, 2);
         const std::vector<double> g = gamma.data.values();
         parallelRanges(m, [&](int64_t begin, int64_t end) { // rows are independent
-            std::vector<double> row(static_cast<size_t>(c)), out(static_cast<size_t>(c));
+            std::vector<double> row(static_cast<size_t>(c)), v(static_cast<size_t>(c)),
+                e(static_cast<size_t>(c));
             for (int64_t i = begin; i < end; ++i) {
                 x.data.read(size_t(i * c), row);
                 double sumSquares = 0;
                 for (int64_t j = 0; j < c; ++j)
                     sumSquares += row[j] * row[j];
                 const double rinv = 1.0 / std::sqrt(sumSquares / static_cast<double>(c) + eps);
-                for (int64_t j = 0; j < c; ++j) {
-                    const double v = row[j] * rinv * g[j];
-                    out[j] = v / (1.0 + std::exp(-v));
-                }
-                y.data.write(size_t(i * c), out);
+                for (int64_t j = 0; j < c; ++j)
+                    v[j] = -(row[j] * rinv * g[j]);
+                expRow(v.data(), e.data(), c); // exp(-v)
+                for (int64_t j = 0; j < c; ++j)
+                    row[j] = -v[j] / (1.0 + e[j]);
+                y.data.write(size_t(i * c), row);
             }
         });
         expected.emplace(2, std::move(y));

@@ -40,6 +40,12 @@ double seconds(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::string fixed(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", value);
+    return text;
+}
+
 bool sameBits(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
     for (size_t t = 0; t < a.size(); ++t)
         for (size_t i = 0; i < a[t].data.size(); ++i) {
@@ -72,6 +78,7 @@ void runCase(const Case& c, bool full) {
     // Executed and checked, as tilec run --cpu: inputs, the JIT, the reference, the comparison.
     auto checkedStart = std::chrono::steady_clock::now();
     std::vector<HostTensor> params = allocateParams(func, dims, 0x7113BE7C, diags);
+    const double inputsSeconds = seconds(checkedStart);
     std::vector<HostTensor> inputs = (c.interpreter || full) ? params : std::vector<HostTensor>{};
     ProgramExecutionOptions jitOptions;
     jitOptions.backend = CpuBackend::Jit;
@@ -80,15 +87,24 @@ void runCase(const Case& c, bool full) {
     auto directive = referenceDirective(text.str());
     const Reference* reference = directive ? findReference(*directive) : nullptr;
     bool correct = jitOk;
+    double referenceSeconds = 0, compareSeconds = 0;
     if (reference && jitOk) {
         std::map<int, HostTensor> expected;
         std::string error;
+        auto referenceStart = std::chrono::steady_clock::now();
         correct = reference->compute(ReferenceInvocation{params, *module, &func}, expected, error);
+        referenceSeconds = seconds(referenceStart);
+        auto compareStart = std::chrono::steady_clock::now();
         for (const auto& [index, want] : expected)
             correct =
                 correct && compareTensors(params[size_t(index)], want, reference->atol, reference->rtol).ok();
+        compareSeconds = seconds(compareStart);
     }
     double checked = seconds(checkedStart);
+    // Where the checked time goes: inputs (allocation and fill), the JIT (compile and run), the naive
+    // reference, the comparison.
+    const std::string split = "(inputs " + fixed(inputsSeconds) + ", ref " + fixed(referenceSeconds) +
+                              ", compare " + fixed(compareSeconds) + ")";
     if (!jitOk) {
         std::printf("%-28s JIT failed\n%s", c.label.c_str(),
                     formatDiagnostics(sources, diags.diagnostics()).c_str());
@@ -96,8 +112,9 @@ void runCase(const Case& c, bool full) {
     }
     double jitTotal = jit.compileSeconds + jit.runSeconds;
     if (!c.interpreter && !full) {
-        std::printf("%-28s %12s %9.3f %9.3f %9s %6s %9.3f %s\n", c.label.c_str(), "(skipped)",
-                    jit.compileSeconds, jit.runSeconds, "-", "-", checked, correct ? "correct" : "WRONG");
+        std::printf("%-28s %12s %9.3f %9.3f %9s %6s %9.3f %s %s\n", c.label.c_str(), "(skipped)",
+                    jit.compileSeconds, jit.runSeconds, "-", "-", checked, correct ? "correct" : "WRONG",
+                    split.c_str());
         return;
     }
     ProgramExecutionOptions interpreterOptions;
@@ -106,10 +123,10 @@ void runCase(const Case& c, bool full) {
     interpreterOptions.limits.maxSteps = int64_t(1) << 40;
     bool interpreterOk =
         executeProgram(*module, func, inputs, dims, diags, interpreterOptions, nullptr, &interpreted);
-    std::printf("%-28s %12.3f %9.3f %9.3f %8.1fx %6s %9.3f %s\n", c.label.c_str(), interpreted.runSeconds,
+    std::printf("%-28s %12.3f %9.3f %9.3f %8.1fx %6s %9.3f %s %s\n", c.label.c_str(), interpreted.runSeconds,
                 jit.compileSeconds, jit.runSeconds, interpreted.runSeconds / jitTotal,
                 interpreterOk && sameBits(inputs, params) ? "yes" : "NO", checked,
-                correct ? "correct" : "WRONG");
+                correct ? "correct" : "WRONG", split.c_str());
 }
 
 } // namespace

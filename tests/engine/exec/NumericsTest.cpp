@@ -345,5 +345,45 @@ TEST(Numerics, HalfAndBFloat16BitsRoundLikeRoundToFormat) {
               0x0400); // carry to the smallest normal
 }
 
+// Host tensors read and write halves a row at a time, on x86 with the F16C conversions (a write rounds to
+// odd on the way through float): the same bits as float16Bits and float16Value for every half and for
+// doubles spread over every binade, ties and specials included.
+TEST(Numerics, TensorRowsOfHalvesAreEncodedLikeFloat16Bits) {
+    std::vector<double> values;
+    for (uint32_t code = 0; code < 65536; ++code)
+        values.push_back(float16Value(uint16_t(code)));
+    uint64_t state = 99;
+    for (int i = 0; i < 200000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const int binade = int(state >> 58) % 50 - 32;
+        double v = std::ldexp(1.0 + double(state >> 12 & 0xfffffffffull) * 0x1p-36, binade);
+        if (i % 3 == 0) // a tie at the spacing of the binade's halves or of the subnormals
+            v = std::ldexp(std::floor(std::ldexp(v, 10 - std::max(binade, -14))) + 0.5,
+                           std::max(binade, -14) - 10);
+        values.push_back(i % 2 ? -v : v);
+    }
+    for (double special : {65519.99, 65520.0, 1e6, 1e300, 1e-300, 0x1p-25, 0x1.8p-25, 0x1p-14 - 0x1p-26,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), -0.0})
+        values.push_back(special);
+    HostTensor t("h", DType::Float16, {int64_t(values.size())});
+    t.data.write(0, values);
+    std::vector<double> back(values.size());
+    t.data.read(0, back);
+    for (size_t i = 0; i < values.size(); ++i) {
+        uint16_t stored = 0;
+        std::memcpy(&stored, t.data.bytes() + 2 * i, 2);
+        if (std::isnan(values[i])) {
+            EXPECT_EQ(stored & 0x7c00, 0x7c00) << i;
+            EXPECT_NE(stored & 0x3ff, 0) << i;
+            EXPECT_TRUE(std::isnan(back[i])) << i;
+            continue;
+        }
+        ASSERT_EQ(stored, float16Bits(values[i])) << "write of " << values[i];
+        const double decoded = float16Value(stored);
+        ASSERT_EQ(std::memcmp(&back[i], &decoded, sizeof decoded), 0) << "read of code " << stored;
+    }
+}
+
 } // namespace
 } // namespace tb

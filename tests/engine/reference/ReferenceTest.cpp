@@ -4,11 +4,14 @@
 // names a registered reference).
 #include "engine/reference/Reference.h"
 
+#include "engine/reference/ReferenceSupport.h"
+
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -67,6 +70,28 @@ void expectValues(const HostTensor& t, const std::vector<double>& values, double
 }
 
 // --- registry and directive ------------------------------------------------------------------------
+
+// The references' row exponential: libm's value to 1e-15 relative over the whole double range of
+// finite results, and libm's own results for NaN, infinities and |x| > 700.
+TEST(ReferenceExp, MatchesLibmToAFewUlps) {
+    std::vector<double> x;
+    for (int i = 0; i <= 200000; ++i)
+        x.push_back(-745.0 + 1455.0 * i / 200000.0);
+    for (double special : {0.0, -0.0, 1.0, -1.0, 700.0, -700.0, 700.5, -744.9, 709.7, 710.0, 1e300, -1e300,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), 1e-300, -1e-18})
+        x.push_back(special);
+    std::vector<double> out(x.size());
+    reference::expRow(x.data(), out.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double want = std::exp(x[i]);
+        if (std::isnan(want) || std::isinf(want) || want == 0 || std::fabs(x[i]) > 700) {
+            EXPECT_TRUE(std::isnan(want) ? std::isnan(out[i]) : out[i] == want) << "exp(" << x[i] << ")";
+            continue;
+        }
+        ASSERT_LE(std::fabs(out[i] - want), 1e-15 * want) << "exp(" << x[i] << ")";
+    }
+}
 
 TEST(ReferenceRegistry, ListsEveryReferenceSortedWithTolerances) {
     const std::vector<std::string> names = referenceNames();
