@@ -1,4 +1,5 @@
-// Host tensor elements at their dtype's width: encoding and decoding one element.
+// Host tensor elements at their dtype's width: encoding and decoding them one at a time or a row at a
+// time (float16 rows through F16C on x86), and storage that several threads first touch.
 #include "engine/exec/TensorStorage.h"
 
 #include "engine/exec/FloatFormats.h"
@@ -77,6 +78,8 @@ bool hasF16c() {
 // Runs fn(begin, end) over slices of [0, bytes), on several threads when there are enough bytes to matter.
 template <class Fn>
 void inSlices(size_t bytes, Fn fn) {
+    if (bytes == 0)
+        return;
     const size_t threads = bytes < (size_t(64) << 20)
                                ? 1
                                : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
@@ -114,7 +117,7 @@ TensorStorage& TensorStorage::operator=(const TensorStorage& other) {
 
 bool TensorStorage::operator==(const TensorStorage& other) const {
     return m_dtype == other.m_dtype && m_count == other.m_count &&
-           std::memcmp(bytes(), other.bytes(), byteSize()) == 0;
+           (byteSize() == 0 || std::memcmp(bytes(), other.bytes(), byteSize()) == 0);
 }
 
 size_t TensorStorage::elementBytes() const {
@@ -233,7 +236,8 @@ void TensorStorage::resize(size_t count) {
     if (count == m_count)
         return;
     TensorStorage resized(m_dtype, count);
-    std::memcpy(resized.bytes(), bytes(), std::min(byteSize(), resized.byteSize()));
+    if (const size_t kept = std::min(byteSize(), resized.byteSize()))
+        std::memcpy(resized.bytes(), bytes(), kept);
     *this = std::move(resized);
 }
 
