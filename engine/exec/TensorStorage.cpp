@@ -253,9 +253,8 @@ void TensorStorage::assign(size_t count, double value) {
 }
 
 TensorStorage& TensorStorage::operator=(const std::vector<double>& values) {
-    resize(values.size());
-    for (size_t i = 0; i < values.size(); ++i)
-        set(i, values[i]);
+    *this = TensorStorage(m_dtype, values.size());
+    write(0, values);
     return *this;
 }
 
@@ -265,8 +264,7 @@ TensorStorage& TensorStorage::operator=(std::initializer_list<double> values) {
 
 std::vector<double> TensorStorage::values() const {
     std::vector<double> out(m_count);
-    for (size_t i = 0; i < m_count; ++i)
-        out[i] = get(i);
+    read(0, out);
     return out;
 }
 

@@ -58,7 +58,7 @@ bool exactFloatProducts(DType a, DType b) {
 
 } // namespace
 
-// One operand of a gemm: a matrix over a buffer's elements (doubles, or floats for a float-stored buffer).
+// One operand of a gemm: a matrix over a buffer's elements, in the buffer's storage type (storageType).
 struct GemmMatrix {
     const ir::Buffer* buffer = nullptr;
     llvm::Type* element = nullptr; // the buffer's storage type

@@ -1,7 +1,7 @@
 // Internal to engine/jit: the lowering of one PrimFunc's kernels from Tile IR to LLVM IR. One Lowerer
 // emits one function per T.Kernel,
 //
-//   void tb_kernel_N(double** buffers, int64_t blockBegin, int64_t blockEnd, JitError* error)
+//   void tb_kernel_N(void** buffers, int64_t blockBegin, int64_t blockEnd, JitError* error)
 //
 // that runs the blocks [blockBegin, blockEnd) (linear, blockIdx.x fastest) one after another, exactly as
 // the interpreter runs each block's tile-level code; the caller spreads block ranges over threads.

@@ -2,7 +2,6 @@
 #include "engine/run/GpuRun.h"
 
 #include "engine/exec/Executor.h"
-#include "engine/exec/FloatFormats.h"
 #include "engine/gpu/Nvrtc.h"
 #include "engine/gpu/RunnerProtocol.h"
 #include "engine/gpu/TensorMapSpec.h"
@@ -13,9 +12,7 @@
 #include "engine/support/Stopwatch.h"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <functional>
 #include <future>
