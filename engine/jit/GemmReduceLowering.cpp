@@ -1,21 +1,16 @@
-// T.gemm and the reductions. The float gemm follows the interpreter: op(A) and op(B) packed into float
-// arrays, then for each row of C a float accumulator row updated k step by k step (acc = acc + a * b),
-// so every C element sums its products in k order exactly as the interpreter does; a fused multiply-add
-// only where every product is exact in float, which rounds the same (exactFloatProducts). Chunks of 64
-// columns of one to four rows of C stay in vector registers across the k loop (emitted as vectors here, so
-// the speed does not depend on LLVM's unrolling). Reductions run each output element's extent loop in
-// order, in double (int64 for integer buffers), like Executor.cpp.
+// T.gemm and the reductions. A float gemm is one call of the ahead-of-time kernel (FloatGemm.h) on float
+// views of op(A), op(B) and C: the on-chip tiles themselves where they store float32, else float copies
+// (and C rounded back to its dtype after). It sums every C element's products in k order exactly as the
+// interpreter does. Integer and float64 gemms are loops here, in int64 or double. Reductions run each
+// output element's extent loop in order, in double (int64 for integer buffers), like Executor.cpp.
 #include "engine/exec/HostTensor.h"
 #include "engine/jit/Lowering.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <llvm/ADT/StringMap.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
-#include <llvm/TargetParser/Host.h>
 #include <string>
 #include <vector>
 
@@ -26,23 +21,6 @@ using ir::Stmt;
 using llvm::Value;
 
 namespace {
-
-constexpr int64_t kGemmChunk = 64; // columns of C per register block
-constexpr int64_t kLanes = 16;     // floats per vector (one zmm register with AVX-512, two ymm without)
-
-// Rows of C per register block: four with AVX-512 (16 accumulators and 4 vectors of op(B) in 32 zmm
-// registers), one without (the 16 ymm registers hold one row's eight half-vectors). TB_JIT_GEMM_ROWS
-// overrides it for measurements.
-int64_t gemmRowsPerBlock() {
-    static const int64_t rows = [] {
-        if (const char* text = std::getenv("TB_JIT_GEMM_ROWS"))
-            return std::clamp<int64_t>(std::atoll(text), 1, 8);
-        llvm::StringMap<bool> features;
-        return llvm::sys::getHostCPUFeatures(features) && features.lookup("avx512f") ? int64_t(4)
-                                                                                     : int64_t(1);
-    }();
-    return rows;
-}
 
 // Whether every product of two values of these types is exact in float: significands of at most 24 bits
 // together and magnitudes far from float's subnormals and overflow (fp16, fp8, 8-bit integers). Then a
@@ -175,142 +153,64 @@ void Lowerer::lowerExactGemm(const GemmOperands& g) {
 void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     const int64_t m = g.m, n = g.n, k = g.k;
     llvm::IRBuilder<> entry(m_allocaBlock, m_allocaBlock->getFirstInsertionPt());
-    auto floatArray = [&](int64_t count, const char* name) {
-        auto* array = entry.CreateAlloca(m_f32, i64(std::max<int64_t>(count, 1)), name);
+    // A float view of op(matrix) (rows x cols) for the runtime: the buffer itself where it stores float32
+    // values, else a float copy in a stack array (row-major). `copy` false: only its address is needed.
+    struct View {
+        Value* data;
+        int64_t rowStride, colStride;
+    };
+    auto floatView = [&](const GemmMatrix& matrix, bool transpose, int64_t rows, int64_t cols, bool direct,
+                         const char* name) -> View {
+        if (direct)
+            return {matrix.base, transpose ? matrix.colStride : matrix.rowStride,
+                    transpose ? matrix.rowStride : matrix.colStride};
+        auto* array = entry.CreateAlloca(m_f32, i64(std::max<int64_t>(rows * cols, 1)), name);
         array->setAlignment(llvm::Align(64));
-        return array;
+        emitLoop(i64(rows), [&](Value* i) {
+            emitLoop(i64(cols), [&](Value* j) {
+                Value* element = transpose ? matrix.at(m_b, j, i) : matrix.at(m_b, i, j);
+                // Exact for A and B (their values are float32-exact); C is rounded to float first, as the
+                // interpreter starts its float accumulator from C.
+                Value* value = m_b.CreateFPTrunc(loadStored(matrix.buffer, element), m_f32);
+                m_b.CreateStore(value, m_b.CreateInBoundsGEP(m_f32, array,
+                                                             m_b.CreateAdd(m_b.CreateMul(i, i64(cols)), j)));
+            });
+        });
+        return {array, cols, 1};
     };
-    Value* opA = floatArray(m * k, "gemm.a");
-    Value* opB = floatArray(k * n, "gemm.b");
-    Value* accRow = floatArray(gemmRowsPerBlock() * std::min<int64_t>(n, kGemmChunk), "gemm.acc");
-    auto f32At = [&](Value* array, Value* index) { return m_b.CreateInBoundsGEP(m_f32, array, index); };
-    bool fuse = exactFloatProducts(g.ta, g.tb);
-    // An operand element as a float (exact: float operands of this gemm are float32-exact).
-    auto loadFloat = [&](const GemmMatrix& matrix, Value* ptr) -> Value* {
-        return m_b.CreateFPTrunc(loadStored(matrix.buffer, ptr), m_f32); // folds away for float storage
-    };
-    // A float32 sum into C (rounded to C's dtype).
-    auto storeSum = [&](Value* sum, Value* ptr) {
-        storeStored(g.c.buffer, convertStored(m_b.CreateFPExt(sum, m_f64), DType::Float32, g.tc), ptr);
-    };
-    auto mulAdd = [&](Value* x, Value* y, Value* acc) -> Value* {
-        if (fuse)
-            return m_b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, acc});
-        return m_b.CreateFAdd(acc, m_b.CreateFMul(x, y));
-    };
+    // An operand that is also C is copied first, as the interpreter reads A and B before writing C.
+    auto floatStorage = [&](const GemmMatrix& matrix) { return matrix.element == m_f32; };
+    const bool cDirect = floatStorage(g.c) && g.tc == DType::Float32;
+    View a = floatView(g.a, g.transposeA, m, k, floatStorage(g.a) && g.a.buffer != g.c.buffer, "gemm.a");
+    View b = floatView(g.b, g.transposeB, k, n, floatStorage(g.b) && g.b.buffer != g.c.buffer, "gemm.b");
+    View c = floatView(g.c, false, m, n, cDirect, "gemm.c");
+    Value* flags = m_b.CreateZExt(g.clear, m_i64);
+    if (exactFloatProducts(g.ta, g.tb))
+        flags = m_b.CreateOr(flags, i64(2));
+    llvm::Type* ptr = m_b.getPtrTy();
+    auto* type = llvm::FunctionType::get(
+        m_b.getVoidTy(),
+        {ptr, m_i64, m_i64, ptr, m_i64, m_i64, ptr, m_i64, m_i64, m_i64, m_i64, m_i64, m_i64}, false);
+    llvm::FunctionCallee callee = m_module.getOrInsertFunction("tbjit_gemm_f32", type);
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+        fn->setDoesNotThrow();
+        fn->setOnlyAccessesArgMemory(); // the alias facts about every other buffer survive the call
+        fn->setWillReturn();
+    }
+    m_b.CreateCall(callee,
+                   {a.data, i64(a.rowStride), i64(a.colStride), b.data, i64(b.rowStride), i64(b.colStride),
+                    c.data, i64(c.rowStride), i64(c.colStride), i64(m), i64(n), i64(k), flags});
+    if (cDirect)
+        return;
+    // The float sums into C, rounded to its dtype.
     emitLoop(i64(m), [&](Value* i) {
-        emitLoop(i64(k), [&](Value* kk) {
-            Value* v = loadFloat(g.a, g.aAt(m_b, i, kk));
-            m_b.CreateStore(v, f32At(opA, m_b.CreateAdd(m_b.CreateMul(i, i64(k)), kk)));
-        });
-    });
-    emitLoop(i64(k), [&](Value* kk) {
         emitLoop(i64(n), [&](Value* j) {
-            Value* v = loadFloat(g.b, g.bAt(m_b, kk, j));
-            m_b.CreateStore(v, f32At(opB, m_b.CreateAdd(m_b.CreateMul(kk, i64(n)), j)));
+            Value* sum = m_b.CreateLoad(
+                m_f32, m_b.CreateInBoundsGEP(m_f32, c.data, m_b.CreateAdd(m_b.CreateMul(i, i64(n)), j)));
+            storeStored(g.c.buffer, convertStored(m_b.CreateFPExt(sum, m_f64), DType::Float32, g.tc),
+                        g.cAt(m_b, i, j));
         });
     });
-    // A chunk of kGemmChunk columns of `rows` consecutive rows from i0, their accumulators as explicit
-    // vectors carried through the k loop in registers (no reliance on unrolling heuristics). Several rows
-    // share each loaded vector of op(B) and give the adder independent chains to overlap (one row's four
-    // chains leave half of its latency exposed).
-    auto* vec = llvm::FixedVectorType::get(m_f32, kLanes);
-    constexpr int64_t kVectorsPerRow = kGemmChunk / kLanes;
-    auto vectorChunk = [&](Value* i0, int64_t rows, Value* j0) {
-        // In and out through the chunk array (small loops that LLVM vectorizes), in registers between.
-        std::vector<Value*> init;
-        for (int64_t r = 0; r < rows; ++r) {
-            Value* i = m_b.CreateAdd(i0, i64(r));
-            emitLoop(i64(kGemmChunk), [&](Value* j) {
-                Value* old = loadFloat(g.c, g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
-                m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
-                                f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j)));
-            });
-            for (int64_t v = 0; v < kVectorsPerRow; ++v)
-                init.push_back(m_b.CreateAlignedLoad(vec, f32At(accRow, i64(r * kGemmChunk + v * kLanes)),
-                                                     llvm::Align(32)));
-        }
-        llvm::BasicBlock* before = m_b.GetInsertBlock();
-        llvm::BasicBlock* header = llvm::BasicBlock::Create(m_context, "gemm.k", m_function);
-        llvm::BasicBlock* body = llvm::BasicBlock::Create(m_context, "gemm.k.body", m_function);
-        llvm::BasicBlock* exit = llvm::BasicBlock::Create(m_context, "gemm.k.exit", m_function);
-        m_b.CreateBr(header);
-        m_b.SetInsertPoint(header);
-        llvm::PHINode* kk = m_b.CreatePHI(m_i64, 2, "kk");
-        kk->addIncoming(i64(0), before);
-        std::vector<llvm::PHINode*> accs; // row-major: accs[r * kVectorsPerRow + v]
-        for (Value* v : init) {
-            accs.push_back(m_b.CreatePHI(vec, 2, "acc"));
-            accs.back()->addIncoming(v, before);
-        }
-        m_b.CreateCondBr(m_b.CreateICmpSLT(kk, i64(k)), body, exit);
-        m_b.SetInsertPoint(body);
-        Value* bRow = m_b.CreateAdd(m_b.CreateMul(kk, i64(n)), j0);
-        std::vector<Value*> bVectors;
-        for (int64_t v = 0; v < kVectorsPerRow; ++v)
-            bVectors.push_back(
-                m_b.CreateAlignedLoad(vec, f32At(opB, m_b.CreateAdd(bRow, i64(v * kLanes))), llvm::Align(4)));
-        for (int64_t r = 0; r < rows; ++r) {
-            Value* aIndex = m_b.CreateAdd(m_b.CreateMul(m_b.CreateAdd(i0, i64(r)), i64(k)), kk);
-            Value* splat = m_b.CreateVectorSplat(unsigned(kLanes), m_b.CreateLoad(m_f32, f32At(opA, aIndex)));
-            for (int64_t v = 0; v < kVectorsPerRow; ++v) {
-                llvm::PHINode* acc = accs[size_t(r * kVectorsPerRow + v)];
-                acc->addIncoming(mulAdd(splat, bVectors[size_t(v)], acc), body);
-            }
-        }
-        kk->addIncoming(m_b.CreateAdd(kk, i64(1), "", true, true), body);
-        m_b.CreateBr(header);
-        m_b.SetInsertPoint(exit);
-        for (int64_t r = 0; r < rows; ++r) {
-            for (int64_t v = 0; v < kVectorsPerRow; ++v)
-                m_b.CreateAlignedStore(accs[size_t(r * kVectorsPerRow + v)],
-                                       f32At(accRow, i64(r * kGemmChunk + v * kLanes)), llvm::Align(32));
-            Value* i = m_b.CreateAdd(i0, i64(r));
-            emitLoop(i64(kGemmChunk), [&](Value* j) {
-                Value* sum = m_b.CreateLoad(m_f32, f32At(accRow, m_b.CreateAdd(i64(r * kGemmChunk), j)));
-                storeSum(sum, g.cAt(m_b, i, m_b.CreateAdd(j0, j)));
-            });
-        }
-    };
-    // The last n % kGemmChunk columns: the same sums through a small accumulator array.
-    auto tailChunk = [&](Value* i, Value* j0, int64_t width) {
-        emitLoop(i64(width), [&](Value* j) {
-            Value* col = m_b.CreateAdd(j0, j);
-            Value* old = loadFloat(g.c, g.cAt(m_b, i, col));
-            m_b.CreateStore(m_b.CreateSelect(g.clear, llvm::ConstantFP::get(m_f32, 0.0), old),
-                            f32At(accRow, j));
-        });
-        emitLoop(i64(k), [&](Value* kk) {
-            Value* av = m_b.CreateLoad(m_f32, f32At(opA, m_b.CreateAdd(m_b.CreateMul(i, i64(k)), kk)));
-            Value* bRow = m_b.CreateMul(kk, i64(n));
-            emitLoop(i64(width), [&](Value* j) {
-                Value* col = m_b.CreateAdd(j0, j);
-                Value* accPtr = f32At(accRow, j);
-                Value* bv = m_b.CreateLoad(m_f32, f32At(opB, m_b.CreateAdd(bRow, col)));
-                m_b.CreateStore(mulAdd(av, bv, m_b.CreateLoad(m_f32, accPtr)), accPtr);
-            });
-        });
-        emitLoop(i64(width), [&](Value* j) {
-            Value* col = m_b.CreateAdd(j0, j);
-            storeSum(m_b.CreateLoad(m_f32, f32At(accRow, j)), g.cAt(m_b, i, col));
-        });
-    };
-    int64_t fullChunks = n / kGemmChunk;
-    int64_t rest = n % kGemmChunk;
-    auto rowBlock = [&](Value* i0, int64_t rows) {
-        if (fullChunks > 0)
-            emitLoop(i64(fullChunks),
-                     [&](Value* q) { vectorChunk(i0, rows, m_b.CreateMul(q, i64(kGemmChunk))); });
-        if (rest > 0)
-            for (int64_t r = 0; r < rows; ++r)
-                tailChunk(m_b.CreateAdd(i0, i64(r)), i64(fullChunks * kGemmChunk), rest);
-    };
-    int64_t rowsPerBlock = gemmRowsPerBlock();
-    int64_t blocks = m / rowsPerBlock;
-    if (blocks > 0)
-        emitLoop(i64(blocks), [&](Value* q) { rowBlock(m_b.CreateMul(q, i64(rowsPerBlock)), rowsPerBlock); });
-    for (int64_t i = blocks * rowsPerBlock; i < m; ++i)
-        rowBlock(i64(i), 1);
 }
 
 void Lowerer::lowerReduce(const Stmt& s) {

@@ -4,6 +4,7 @@
 
 #include "engine/exec/FloatFormats.h"
 #include "engine/exec/HostTensor.h"
+#include "engine/jit/FloatGemm.h"
 
 #include <cmath>
 #include <cstdint>
@@ -92,6 +93,7 @@ std::vector<std::pair<std::string, void*>> runtimeSymbols() {
         {"tbjit_storedToInteger", reinterpret_cast<void*>(&tbjit_storedToInteger)},
         {"tbjit_ipow", reinterpret_cast<void*>(&tbjit_ipow)},
         {"tbjit_float8Bits", reinterpret_cast<void*>(&tbjit_float8Bits)},
+        {"tbjit_gemm_f32", reinterpret_cast<void*>(&tbjit_gemm_f32)},
     };
 }
 

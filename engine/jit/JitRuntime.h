@@ -1,6 +1,6 @@
 // The functions JIT-compiled kernels call by name (tbjit_*): libm math through wrappers that call exactly
-// what the interpreter calls (so LLVM cannot recognize and substitute them), and the rare slow paths of
-// the interpreter's numerics. No LLVM here.
+// what the interpreter calls (so LLVM cannot recognize and substitute them), the rare slow paths of the
+// interpreter's numerics, and the float gemm kernel (FloatGemm.h). No LLVM here.
 #pragma once
 
 #include <string>

@@ -187,7 +187,7 @@ private:
                           ir::DType to);
     void lowerGemm(const ir::Stmt& s);
     void lowerExactGemm(const GemmOperands& g);  // integer or float64 operands
-    void lowerSingleGemm(const GemmOperands& g); // float32 accumulation, register-blocked
+    void lowerSingleGemm(const GemmOperands& g); // float32 accumulation: a call of FloatGemm.h
     void lowerReduce(const ir::Stmt& s);
     llvm::Value* linearOffset(const Rect& r, const std::vector<llvm::Value*>& index);
 
