@@ -178,11 +178,15 @@ void Lowerer::lowerSingleGemm(const GemmOperands& g) {
         });
         return {array, cols, 1};
     };
-    // An operand that is also C is copied first, as the interpreter reads A and B before writing C.
+    // An operand in C's storage (the same buffer, or views of one tensor) is copied first, as the
+    // interpreter reads all of A and B before it writes C.
     auto floatStorage = [&](const GemmMatrix& matrix) { return matrix.element == m_f32; };
+    auto sharesC = [&](const GemmMatrix& matrix) {
+        return ir::storageOf(matrix.buffer) == ir::storageOf(g.c.buffer);
+    };
     const bool cDirect = floatStorage(g.c) && g.tc == DType::Float32;
-    View a = floatView(g.a, g.transposeA, m, k, floatStorage(g.a) && g.a.buffer != g.c.buffer, "gemm.a");
-    View b = floatView(g.b, g.transposeB, k, n, floatStorage(g.b) && g.b.buffer != g.c.buffer, "gemm.b");
+    View a = floatView(g.a, g.transposeA, m, k, floatStorage(g.a) && !sharesC(g.a), "gemm.a");
+    View b = floatView(g.b, g.transposeB, k, n, floatStorage(g.b) && !sharesC(g.b), "gemm.b");
     View c = floatView(g.c, false, m, n, cDirect, "gemm.c");
     Value* flags = m_b.CreateZExt(g.clear, m_i64);
     if (exactFloatProducts(g.ta, g.tb))
