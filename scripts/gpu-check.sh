@@ -464,7 +464,8 @@ if grep -q "CPU JIT with LLVM" "$LOGS/build.log" 2>/dev/null; then
     # The host's cores: one CPU fuzzer per core, disjoint seed ranges.
     jobs=$(nproc)
     for ((i = 0; i < jobs; ++i)); do
-        "$FUZZ" --seed $((1 + i * 100000000)) --count $(( ${FUZZ_CPU_COUNT:-100000} / jobs + 1 )) --progress 100000 \
+        # FUZZ_CPU_SEED_OFFSET: fresh seeds after an earlier run.
+        "$FUZZ" --seed $((1 + i * 100000000 + ${FUZZ_CPU_SEED_OFFSET:-0})) --count $(( ${FUZZ_CPU_COUNT:-100000} / jobs + 1 )) --progress 100000 \
             --out "$LOGS/fuzz-cpu" >"$LOGS/fuzz-cpu-$i.log" 2>&1 &
     done
     wait
