@@ -237,9 +237,6 @@ void Lowerer::storeStored(const ir::Buffer* buffer, Value* stored, Value* ptr) {
     m_b.CreateStore(encoded, ptr);
 }
 
-namespace {
-
-// Whether the host converts halves in hardware (F16C's vcvtph2ps); the JIT compiles for the host CPU.
 bool hostConvertsHalves() {
     static const bool yes = [] {
         llvm::StringMap<bool> features;
@@ -248,12 +245,8 @@ bool hostConvertsHalves() {
     return yes;
 }
 
-} // namespace
-
 Value* Lowerer::halfToDouble(Value* bits) {
-    // One conversion instruction where the host has one (exact, as is every half-to-double conversion):
-    // the integer form below costs the code generator several times the instructions to select.
-    if (hostConvertsHalves())
+    if (hostConvertsHalves()) // exact, as is every half-to-double conversion
         return m_b.CreateFPExt(m_b.CreateBitCast(bits, m_b.getHalfTy()), m_f64);
     // The double's fields from the half's: sign, exponent rebiased 15 -> 1023 (31, inf/NaN, -> 2047),
     // mantissa shifted up by 42; a subnormal half (exponent 0) is its mantissa times 2^-24.
@@ -272,6 +265,13 @@ Value* Lowerer::halfToDouble(Value* bits) {
 }
 
 Value* Lowerer::doubleToHalf(Value* stored) {
+    if (hostConvertsHalves()) { // exact (the value is a half); every NaN becomes TensorStorage's quiet NaN
+        Value* bits = m_b.CreateBitCast(m_b.CreateFPTrunc(m_b.CreateFPTrunc(stored, m_f32), m_b.getHalfTy()),
+                                        m_b.getInt16Ty());
+        Value* sign = m_b.CreateTrunc(m_b.CreateLShr(m_b.CreateBitCast(stored, m_i64), 48), m_b.getInt16Ty());
+        Value* quietNaN = m_b.CreateOr(m_b.CreateAnd(sign, m_b.getInt16(0x8000)), m_b.getInt16(0x7e00));
+        return m_b.CreateSelect(m_b.CreateFCmpUNO(stored, stored), quietNaN, bits);
+    }
     // The value is a half, so exact in float, whose fields give the half's: exponent rebiased 127 -> 15,
     // mantissa shifted down by 13; below the normal range (and zero) the mantissa is |value| * 2^24;
     // inf/NaN keep a quiet-NaN bit when the mantissa is not zero (TensorStorage's encoding).

@@ -85,6 +85,11 @@ struct LoweringContext {
 
 struct GemmOperands; // GemmReduceLowering.cpp
 
+// Whether the host CPU converts between half and float in hardware (F16C). The JIT compiles for the host,
+// and the lowering then converts halves with one exact instruction instead of integer operations, which
+// cost the code generator several times the instructions to select.
+bool hostConvertsHalves();
+
 class Lowerer {
 public:
     Lowerer(llvm::LLVMContext& context, llvm::Module& module, LoweringContext& lowering);

@@ -153,6 +153,13 @@ bool floatWidens(DType from, DType to) {
 Value* Lowerer::convertStored(Value* x, DType from, DType to) {
     if (floatWidens(from, to))
         return x;
+    // A float32 or bfloat16 value is a float, so rounding it to half is one correctly rounded conversion
+    // (F16C's vcvtps2ph: to nearest even, overflow to infinity, the sign of a zero kept); a NaN stays the
+    // value it was, as in roundToNarrowFloat.
+    if (to == DType::Float16 && (from == DType::Float32 || from == DType::BFloat16) && hostConvertsHalves()) {
+        Value* half = m_b.CreateFPTrunc(m_b.CreateFPTrunc(x, m_f32), m_b.getHalfTy());
+        return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, m_b.CreateFPExt(half, m_f64));
+    }
     if (ir::isFloat(to))
         return roundToDType(x, to);
     if (to == DType::Bool)
