@@ -7,6 +7,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -82,7 +83,17 @@ std::unique_ptr<OrcSession> OrcSession::create(std::string& error) {
         return nullptr;
     }
     session->m_machine = std::move(*machine);
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+    // The code generator uses the optimizer's TargetMachine rather than one of its own: creating a target
+    // machine and its subtarget (feature parsing, the lowering and legalizer tables) is a fixed cost of
+    // every compile.
+    auto jit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*builder))
+                   .setCompileFunctionCreator(
+                       [machine = session->m_machine.get()](llvm::orc::JITTargetMachineBuilder)
+                           -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                           return std::make_unique<llvm::orc::SimpleCompiler>(*machine);
+                       })
+                   .create();
     if (!jit) {
         error = message(jit.takeError());
         return nullptr;

@@ -27,8 +27,8 @@ public:
     void optimize(llvm::Module& module);
 
 private:
-    std::unique_ptr<llvm::orc::LLJIT> m_jit;
-    std::unique_ptr<llvm::TargetMachine> m_machine;
+    std::unique_ptr<llvm::TargetMachine> m_machine; // the optimizer's and the code generator's
+    std::unique_ptr<llvm::orc::LLJIT> m_jit;        // destroyed first: its compiler uses m_machine
 };
 
 } // namespace tb::jit
