@@ -19,7 +19,8 @@
 # tests/CMakeLists.txt builds GoogleTest from .gpucarry/googletest.
 #
 # Sections: build tests hopper-tests samples hopper-samples warp-groups corpus hopper-perf tilelang
-# tilelang-layouts sanitize wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch.
+# tilelang-layouts sanitize wavefront bench hopper-tune hopper-bench hopper-sweep bigrun fuzz edit torch
+# cpu-torch.
 set -uo pipefail
 SECTIONS=" ${SECTIONS:-all} "
 want() {
@@ -501,6 +502,18 @@ PY
         < <(grep '^C=' "$LOGS/torch.log")
 else
     row "torch" "not available: skipped"
+fi
+fi
+
+if want cpu-torch; then
+step "the CPU JIT against eager PyTorch on the CPU (scripts/bench-cpu-vs-torch.py)"
+if python3 -c "import torch" 2>/dev/null && [[ -x "$BUILD/engine/tools/bench/bench_cpu" ]]; then
+    python3 "$ROOT/scripts/bench-cpu-vs-torch.py" "$BUILD" >"$LOGS/cpu-vs-torch.log" 2>&1
+    cat "$LOGS/cpu-vs-torch.log"
+    while read -r line; do row "cpu-torch $(echo "$line" | cut -c1-28)" "$(echo "$line" | cut -c29-)"; done \
+        < <(grep -E 'x .*(correct|WRONG)$' "$LOGS/cpu-vs-torch.log")
+else
+    row "cpu-torch" "skipped: no PyTorch or no bench_cpu"
 fi
 fi
 

@@ -2,7 +2,8 @@
 // sample at a benchmark shape: the interpreter's execution time, the JIT's compile and run times, their
 // ratio (interpreter / (JIT compile + run)), whether the two agree bit for bit, and the time to execute and
 // check against the naive reference as `tilec run --cpu` does (inputs, JIT, reference, comparison). Shapes
-// too large for the interpreter (minutes) run on the JIT only; `--full` runs the interpreter there too;
+// too large for the interpreter (minutes) run on the JIT only; `--full` runs the interpreter there too,
+// `--jit-only` nowhere (scripts/bench-cpu-vs-torch.py compares the JIT with eager PyTorch on the CPU);
 // further arguments pick the cases whose label contains one of them (`bench_cpu gemm flash`).
 // A benchmark, not a test: it never fails on timing.
 #include "engine/elaborate/Elaborator.h"
@@ -56,7 +57,7 @@ bool sameBits(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b
     return true;
 }
 
-void runCase(const Case& c, bool full) {
+void runCase(const Case& c, bool full, bool jitOnly) {
     std::ifstream in(std::string(TILEBENCH_SAMPLES_DIR) + "/" + c.file, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
@@ -79,7 +80,8 @@ void runCase(const Case& c, bool full) {
     auto checkedStart = std::chrono::steady_clock::now();
     std::vector<HostTensor> params = allocateParams(func, dims, 0x7113BE7C, diags);
     const double inputsSeconds = seconds(checkedStart);
-    std::vector<HostTensor> inputs = (c.interpreter || full) ? params : std::vector<HostTensor>{};
+    const bool interpret = !jitOnly && (c.interpreter || full);
+    std::vector<HostTensor> inputs = interpret ? params : std::vector<HostTensor>{};
     ProgramExecutionOptions jitOptions;
     jitOptions.backend = CpuBackend::Jit;
     ProgramExecutionReport jit;
@@ -111,7 +113,7 @@ void runCase(const Case& c, bool full) {
         return;
     }
     double jitTotal = jit.compileSeconds + jit.runSeconds;
-    if (!c.interpreter && !full) {
+    if (!interpret) {
         std::printf("%-28s %12s %9.3f %9.3f %9s %6s %9.3f %s %s\n", c.label.c_str(), "(skipped)",
                     jit.compileSeconds, jit.runSeconds, "-", "-", checked, correct ? "correct" : "WRONG",
                     split.c_str());
@@ -132,13 +134,16 @@ void runCase(const Case& c, bool full) {
 } // namespace
 
 int main(int argc, char** argv) {
-    // bench_cpu [--full] [LABEL...]: the cases whose label contains one of the LABELs (all without any).
-    bool full = false;
+    // bench_cpu [--full | --jit-only] [LABEL...]: the cases whose label contains one of the LABELs (all
+    // without any).
+    bool full = false, jitOnly = false;
     std::vector<std::string> filters;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--full")
             full = true;
+        else if (arg == "--jit-only")
+            jitOnly = true;
         else
             filters.push_back(arg);
     }
@@ -164,7 +169,7 @@ int main(int argc, char** argv) {
         for (const std::string& f : filters)
             wanted = wanted || c.label.find(f) != std::string::npos;
         if (wanted)
-            runCase(c, full);
+            runCase(c, full, jitOnly);
     }
     return 0;
 }
