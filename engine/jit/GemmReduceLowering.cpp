@@ -153,8 +153,8 @@ void Lowerer::lowerExactGemm(const GemmOperands& g) {
 void Lowerer::lowerSingleGemm(const GemmOperands& g) {
     const int64_t m = g.m, n = g.n, k = g.k;
     llvm::IRBuilder<> entry(m_allocaBlock, m_allocaBlock->getFirstInsertionPt());
-    // A float view of op(matrix) (rows x cols) for the runtime: the buffer itself where it stores float32
-    // values, else a float copy in a stack array (row-major). `copy` false: only its address is needed.
+    // A float view of op(matrix) (rows x cols) for the runtime: the buffer itself when `direct` (it stores
+    // float32 values), else a float copy in a stack array (row-major).
     struct View {
         Value* data;
         int64_t rowStride, colStride;
