@@ -183,6 +183,8 @@ public:
                  "'" + func.name + "' takes " + std::to_string(func.params.size()) + " tensors but " +
                      std::to_string(params.size()) + " were given",
                  "pass one host tensor per parameter, in order (allocateParams makes them)");
+        const std::set<const Buffer*> written =
+            func.body ? ir::writtenBuffers(*func.body) : std::set<const Buffer*>{};
         for (size_t i = 0; i < params.size(); ++i) {
             const Buffer* buffer = func.params[i];
             HostTensor& tensor = params[i];
@@ -202,11 +204,13 @@ public:
             slot.data = slot.owned.data();
             setShape(slot, shape);
             slot.bound = true;
-            m_boundParams.emplace_back(&slot, &tensor);
+            if (written.count(buffer)) // the others are as they were: no copy back
+                m_boundParams.emplace_back(&slot, &tensor);
         }
     }
 
-    // Stores what the run wrote into the parameters (every value is already rounded to its dtype).
+    // Stores what the run wrote into the parameters the program writes (every value is already rounded to
+    // its dtype).
     void writeBackParams() {
         for (auto& [slot, tensor] : m_boundParams)
             tensor->data = slot->owned;
