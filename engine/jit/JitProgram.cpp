@@ -163,12 +163,19 @@ bool CompiledProgram::run(std::vector<HostTensor>& params, DiagnosticEngine& dia
                 first = error;
             failed = true;
         };
+        // A sampled check runs the chosen blocks only, the interpreter's choice (sampledBlocks).
         const int64_t sampleSize = lowering.limits.blockSample;
-        if (kernel.sequential) {
-            pool.parallelFor(1, 1, [&](int64_t, int64_t, int w) { runRange(0, kernel.blocks, w); });
-        } else if (sampleSize > 0 && kernel.blocks > sampleSize && kernel.phaseCount == 1) {
-            // A sampled check: the chosen blocks only, the interpreter's choice (sampledBlocks).
-            const std::vector<int64_t> sample = sampledBlocks(kernel.blocks, sampleSize);
+        const bool sampled = sampleSize > 0 && kernel.blocks > sampleSize && kernel.phaseCount == 1;
+        const std::vector<int64_t> sample =
+            sampled ? sampledBlocks(kernel.blocks, sampleSize) : std::vector<int64_t>{};
+        if (kernel.sequential) { // in order on one thread, sampled or not
+            pool.parallelFor(1, 1, [&](int64_t, int64_t, int w) {
+                if (!sampled)
+                    runRange(0, kernel.blocks, w);
+                for (int64_t block : sample)
+                    runRange(block, block + 1, w);
+            });
+        } else if (sampled) {
             pool.parallelFor(int64_t(sample.size()), 0, [&](int64_t begin, int64_t end, int w) {
                 for (int64_t i = begin; i < end; ++i)
                     runRange(sample[size_t(i)], sample[size_t(i)] + 1, w);

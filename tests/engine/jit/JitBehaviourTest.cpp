@@ -118,6 +118,29 @@ TEST(JitBlocks, AtomicAddKernelsRunInBlockOrder) {
     EXPECT_EQ(firstDifference(runs.interpreted, runs.jitted), "");
 }
 
+// A sampled check (ExecutionLimits::blockSample) runs the same blocks on both backends, also where the
+// blocks combine results through atomic adds (the JIT ran every block of such a kernel, bench_cpu_corpus
+// found): 2 of atomic_rows' 6 blocks, whose sum differs from all six's.
+TEST(JitBlocks, ASampledAtomicAddKernelRunsTheInterpretersBlocks) {
+    if (!cpuJitAvailable())
+        GTEST_SKIP() << "this build has no CPU JIT (LLVM 16 was not found)";
+    auto compiled = compileText("atomic_rows.py", readProgram("atomic_rows.py"));
+    ASSERT_TRUE(compiled->module) << formatDiagnostics(compiled->sources, compiled->diags.diagnostics());
+    const ir::PrimFunc& func = compiled->module->funcs.front();
+    DiagnosticEngine diags;
+    const std::vector<HostTensor> inputs = allocateParams(func, {}, 21, diags);
+    std::vector<HostTensor> interpreted = inputs, jitted = inputs, whole = inputs;
+    ProgramExecutionOptions interpreter, jit;
+    interpreter.backend = CpuBackend::Interpreter;
+    jit.backend = CpuBackend::Jit;
+    ASSERT_TRUE(executeProgram(*compiled->module, func, whole, {}, diags, jit));
+    interpreter.limits.blockSample = jit.limits.blockSample = 2;
+    ASSERT_TRUE(executeProgram(*compiled->module, func, interpreted, {}, diags, interpreter));
+    ASSERT_TRUE(executeProgram(*compiled->module, func, jitted, {}, diags, jit));
+    EXPECT_EQ(firstDifference(interpreted, jitted), "");
+    EXPECT_NE(firstDifference(whole, jitted), "") << "the sample ran every block";
+}
+
 TEST(JitBlocks, ResultsDoNotDependOnTheThreadCount) {
     if (!cpuJitAvailable())
         GTEST_SKIP() << "this build has no CPU JIT (LLVM 16 was not found)";
