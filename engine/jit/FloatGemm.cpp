@@ -10,7 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// The x86 kernels need GCC's `#pragma GCC target` regions (Clang builds take the generic kernel).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define TILEBENCH_X86_GEMM_KERNELS 1
 #endif
