@@ -6,21 +6,16 @@
 // `--jit-only` nowhere (scripts/bench-cpu-vs-torch.py compares the JIT with eager PyTorch on the CPU);
 // further arguments pick the cases whose label contains one of them (`bench_cpu gemm flash`).
 // A benchmark, not a test: it never fails on timing.
-#include "engine/elaborate/Elaborator.h"
 #include "engine/exec/Executor.h"
-#include "engine/frontend/Parser.h"
 #include "engine/jit/ProgramExecution.h"
 #include "engine/reference/Reference.h"
+#include "engine/tools/bench/CpuBenchSupport.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,28 +42,16 @@ std::string fixed(double value) {
     return text;
 }
 
-bool sameBits(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
-    for (size_t t = 0; t < a.size(); ++t)
-        for (size_t i = 0; i < a[t].data.size(); ++i) {
-            double x = a[t].data[i], y = b[t].data[i];
-            if (!(std::isnan(x) && std::isnan(y)) && std::memcmp(&x, &y, sizeof x) != 0)
-                return false;
-        }
-    return true;
-}
-
 void runCase(const Case& c, bool full, bool jitOnly) {
-    std::ifstream in(std::string(TILEBENCH_SAMPLES_DIR) + "/" + c.file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    SourceManager sources;
-    DiagnosticEngine diags;
-    FileId id = sources.addFile(c.file, text.str());
-    ast::Module ast = parseModule(sources, id, diags);
-    ElaborateOptions options;
-    options.overrides = c.overrides;
-    std::unique_ptr<ir::Module> module =
-        diags.hasErrors() ? nullptr : elaborate(sources, ast, options, diags);
+    std::unique_ptr<bench::CompiledFile> compiled =
+        bench::compileFile(std::string(TILEBENCH_SAMPLES_DIR) + "/" + c.file, c.file, c.overrides);
+    const SourceManager& sources = compiled->sources;
+    DiagnosticEngine& diags = compiled->diags;
+    const std::unique_ptr<ir::Module>& module = compiled->module;
+    if (!compiled->readError.empty()) {
+        std::printf("%-28s %s\n", c.label.c_str(), compiled->readError.c_str());
+        return;
+    }
     if (!module || module->funcs.empty()) {
         std::printf("%-28s does not compile\n%s", c.label.c_str(),
                     formatDiagnostics(sources, diags.diagnostics()).c_str());
@@ -86,7 +69,7 @@ void runCase(const Case& c, bool full, bool jitOnly) {
     jitOptions.backend = CpuBackend::Jit;
     ProgramExecutionReport jit;
     bool jitOk = executeProgram(*module, func, params, dims, diags, jitOptions, nullptr, &jit);
-    auto directive = referenceDirective(text.str());
+    auto directive = referenceDirective(compiled->text);
     const Reference* reference = directive ? findReference(*directive) : nullptr;
     bool correct = jitOk;
     double referenceSeconds = 0, compareSeconds = 0;
@@ -127,7 +110,7 @@ void runCase(const Case& c, bool full, bool jitOnly) {
         executeProgram(*module, func, inputs, dims, diags, interpreterOptions, nullptr, &interpreted);
     std::printf("%-28s %12.3f %9.3f %9.3f %8.1fx %6s %9.3f %s %s\n", c.label.c_str(), interpreted.runSeconds,
                 jit.compileSeconds, jit.runSeconds, interpreted.runSeconds / jitTotal,
-                interpreterOk && sameBits(inputs, params) ? "yes" : "NO", checked,
+                interpreterOk && bench::sameBits(inputs, params) ? "yes" : "NO", checked,
                 correct ? "correct" : "WRONG", split.c_str());
 }
 

@@ -9,11 +9,10 @@
 //   python3 scripts/corpus_programs.py --compiling --run-args | bench_cpu_corpus [--blocks N] [--max-steps N]
 //
 // A benchmark, not a test: it never fails on timing.
-#include "engine/elaborate/Elaborator.h"
 #include "engine/exec/Executor.h"
 #include "engine/exec/InputFill.h"
-#include "engine/frontend/Parser.h"
 #include "engine/jit/ProgramExecution.h"
+#include "engine/tools/bench/CpuBenchSupport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -66,19 +64,6 @@ bool parseRunArguments(const std::string& text, CorpusProgram& program, std::str
     return true;
 }
 
-bool sameBits(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
-    for (size_t t = 0; t < a.size(); ++t) {
-        if (a[t].data == b[t].data) // the same bytes; otherwise element by element, where NaN matches NaN
-            continue;
-        for (size_t i = 0; i < a[t].data.size(); ++i) {
-            double x = a[t].data[i], y = b[t].data[i];
-            if (!(std::isnan(x) && std::isnan(y)) && std::memcmp(&x, &y, sizeof x) != 0)
-                return false;
-        }
-    }
-    return true;
-}
-
 std::string firstLine(const std::string& text) {
     return text.substr(0, text.find('\n')).substr(0, 90);
 }
@@ -102,14 +87,15 @@ bool hitStepLimit(const DiagnosticEngine& diags) {
 
 void benchProgram(const std::string& corpus, const CorpusProgram& program, const BenchOptions& options,
                   Totals& totals) {
-    std::ifstream in(corpus + "/" + program.path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    SourceManager sources;
-    DiagnosticEngine diags;
-    FileId id = sources.addFile(program.path, text.str());
-    ast::Module ast = parseModule(sources, id, diags);
-    std::unique_ptr<ir::Module> module = diags.hasErrors() ? nullptr : elaborate(sources, ast, {}, diags);
+    std::unique_ptr<bench::CompiledFile> compiled =
+        bench::compileFile(corpus + "/" + program.path, program.path);
+    const SourceManager& sources = compiled->sources;
+    DiagnosticEngine& diags = compiled->diags;
+    const std::unique_ptr<ir::Module>& module = compiled->module;
+    if (!compiled->readError.empty()) {
+        std::printf("%-62s %s\n", program.path.c_str(), compiled->readError.c_str());
+        return;
+    }
     if (!module || module->funcs.empty()) {
         std::printf("%-62s does not compile: %s\n", program.path.c_str(),
                     firstLine(formatDiagnostics(sources, diags.diagnostics())).c_str());
@@ -136,13 +122,13 @@ void benchProgram(const std::string& corpus, const CorpusProgram& program, const
     jit.limits = limits;
     interpreter.backend = CpuBackend::Interpreter;
     interpreter.limits = limits;
-    ProgramExecutionReport jitReport, interpreterReport;
+    ProgramExecutionReport jitReport;
     DiagnosticEngine jitDiags, interpreterDiags;
     const bool jitOk = executeProgram(*module, func, jitted, dims, jitDiags, jit, nullptr, &jitReport);
     // Timed here: a run stopped at the step limit reports no time of its own.
     const auto interpreterStart = std::chrono::steady_clock::now();
-    const bool interpreterOk = executeProgram(*module, func, interpreted, dims, interpreterDiags, interpreter,
-                                              nullptr, &interpreterReport);
+    const bool interpreterOk =
+        executeProgram(*module, func, interpreted, dims, interpreterDiags, interpreter);
     const double interpreterSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - interpreterStart).count();
     const bool limited = !interpreterOk && hitStepLimit(interpreterDiags);
@@ -163,7 +149,7 @@ void benchProgram(const std::string& corpus, const CorpusProgram& program, const
         totals.limited += 1;
         return;
     }
-    const bool same = sameBits(interpreted, jitted);
+    const bool same = bench::sameBits(interpreted, jitted);
     std::printf("%-62s %10.3f %9.3f %9.3f %8.1fx %8.1fx %5s\n", program.path.c_str(), interpreterSeconds,
                 jitReport.compileSeconds, jitReport.runSeconds, ratio, runRatio, same ? "yes" : "NO");
     std::fflush(stdout);

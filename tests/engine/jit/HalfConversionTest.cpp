@@ -47,7 +47,8 @@ std::vector<double> floatsAroundHalves() {
         const double h = float16Value(uint16_t(bits));
         double next = float16Value(uint16_t(bits + 1));
         if (!std::isfinite(h) || !std::isfinite(next) || std::signbit(h) != std::signbit(next))
-            next = std::copysign(65520.0, h); // the largest finite half's upper rounding boundary
+            next = std::copysign(65536.0, h); // past the largest finite half: the tie is 65520, where
+                                              // rounding overflows to infinity
         const float tie = static_cast<float>((h + next) / 2);
         out.push_back(std::isnan(h) ? std::numeric_limits<double>::quiet_NaN() : h);
         out.push_back(tie);
